@@ -1,0 +1,89 @@
+"""crewgraph: teams of LLM agents, compiled to a typed execution graph.
+
+The public namespace is curated here. Names are loaded on first access so
+``import crewgraph`` stays fast (heavy libraries load where they are used);
+``__all__`` lists exactly what is public and a test guards it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crewgraph.checkpoint import CheckpointConfig
+    from crewgraph.crew import Crew
+    from crewgraph.errors import (
+        CompileError,
+        CrewGraphError,
+        GuardrailError,
+        LLMError,
+        ToolExecutionFailedError,
+    )
+    from crewgraph.flow import Flow
+    from crewgraph.graph import ExecutionGraph
+    from crewgraph.llm import LLM, BaseLLM
+    from crewgraph.memory import Memory, MemoryScope, MemorySlice
+    from crewgraph.outputs import CrewOutput, TaskOutput, UsageMetrics
+    from crewgraph.spec import Agent, Process, Task
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "Agent": "crewgraph.spec",
+    "BaseLLM": "crewgraph.llm",
+    "CheckpointConfig": "crewgraph.checkpoint",
+    "CompileError": "crewgraph.errors",
+    "Crew": "crewgraph.crew",
+    "CrewGraphError": "crewgraph.errors",
+    "CrewOutput": "crewgraph.outputs",
+    "ExecutionGraph": "crewgraph.graph",
+    "Flow": "crewgraph.flow",
+    "GuardrailError": "crewgraph.errors",
+    "LLM": "crewgraph.llm",
+    "LLMError": "crewgraph.errors",
+    "Memory": "crewgraph.memory",
+    "MemoryScope": "crewgraph.memory",
+    "MemorySlice": "crewgraph.memory",
+    "Process": "crewgraph.spec",
+    "Task": "crewgraph.spec",
+    "TaskOutput": "crewgraph.outputs",
+    "ToolExecutionFailedError": "crewgraph.errors",
+    "UsageMetrics": "crewgraph.outputs",
+}
+
+__all__ = [
+    "LLM",
+    "Agent",
+    "BaseLLM",
+    "CheckpointConfig",
+    "CompileError",
+    "Crew",
+    "CrewGraphError",
+    "CrewOutput",
+    "ExecutionGraph",
+    "Flow",
+    "GuardrailError",
+    "LLMError",
+    "Memory",
+    "MemoryScope",
+    "MemorySlice",
+    "Process",
+    "Task",
+    "TaskOutput",
+    "ToolExecutionFailedError",
+    "UsageMetrics",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crewgraph' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,0 +1,121 @@
+"""One exception hierarchy for everything crewgraph raises on purpose.
+
+Every error a user can provoke derives from :class:`CrewGraphError`, so a
+caller can catch the whole family with one ``except``; each subclass names
+what went wrong (the task, the node, the field) in its message.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckpointError",
+    "CompileError",
+    "ConfigurationError",
+    "CrewGraphError",
+    "GuardrailError",
+    "LLMError",
+    "LLMRateLimitError",
+    "LoopGuardError",
+    "MaxIterationsError",
+    "NodeExecutionError",
+    "NodeTimeoutError",
+    "ReplayMismatchError",
+    "RunCancelledError",
+    "StructuredOutputError",
+    "ToolExecutionFailedError",
+]
+
+
+class CrewGraphError(Exception):
+    """Base class of every error crewgraph raises deliberately."""
+
+
+class ConfigurationError(CrewGraphError):
+    """A definition (agent, task, crew, flow, project file) is invalid."""
+
+
+class CompileError(CrewGraphError):
+    """A crew or flow cannot be compiled into a valid execution graph.
+
+    Raised before any LLM call; ``task`` names the offending task (or flow
+    method) and ``problems`` lists every problem found, not just the first.
+    """
+
+    def __init__(self, message: str, *, task: str | None = None, problems: list[str] | None = None):
+        self.task = task
+        self.problems = problems or [message]
+        super().__init__(message)
+
+
+class NodeExecutionError(CrewGraphError):
+    """A node of the execution graph failed after its retries were exhausted."""
+
+    def __init__(self, message: str, *, node_id: str | None = None, kind: str | None = None):
+        self.node_id = node_id
+        self.kind = kind
+        super().__init__(message)
+
+
+class NodeTimeoutError(NodeExecutionError):
+    """A node ran longer than its timeout policy allows."""
+
+
+class RunCancelledError(CrewGraphError):
+    """The run was cancelled (by the user or because another node failed fatally)."""
+
+
+class LLMError(CrewGraphError):
+    """The language model call failed in a way retries could not fix."""
+
+    def __init__(self, message: str, *, status_code: int | None = None, retryable: bool = False):
+        self.status_code = status_code
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class LLMRateLimitError(LLMError):
+    """The provider answered 429 (rate limited); ``retry_after`` is in seconds."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None):
+        self.retry_after = retry_after
+        super().__init__(message, status_code=429, retryable=True)
+
+
+class StructuredOutputError(CrewGraphError):
+    """The model's answer could not be turned into the requested pydantic model."""
+
+
+class GuardrailError(CrewGraphError):
+    """A task's guardrail kept rejecting the output after all retries."""
+
+    def __init__(self, message: str, *, task: str | None = None, reason: str | None = None):
+        self.task = task
+        self.reason = reason
+        super().__init__(message)
+
+
+class MaxIterationsError(CrewGraphError):
+    """An agent step hit ``max_iter`` and could not produce a final answer."""
+
+
+class LoopGuardError(CrewGraphError):
+    """A flow executed more methods than its loop guard allows in one kickoff."""
+
+
+class ToolExecutionFailedError(CrewGraphError):
+    """A tool failed under the ``raise`` tool-failure policy.
+
+    ``record`` is the :class:`crewgraph.tools.tool_failure.ToolFailureRecord`.
+    """
+
+    def __init__(self, message: str, *, record: object | None = None):
+        self.record = record
+        super().__init__(message)
+
+
+class CheckpointError(CrewGraphError):
+    """A checkpoint could not be written, read or resumed."""
+
+
+class ReplayMismatchError(CrewGraphError):
+    """A replayed LLM request differs from the recorded one (the message shows the diff)."""

@@ -1,0 +1,53 @@
+"""Events of the scheduler: every graph node's start, finish, failure and retry."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from crewgraph.events.base import BaseEvent
+
+__all__ = [
+    "NodeFailedEvent",
+    "NodeFinishedEvent",
+    "NodeRetriedEvent",
+    "NodeSkippedEvent",
+    "NodeStartedEvent",
+]
+
+
+class NodeStartedEvent(BaseEvent):
+    event_type: ClassVar[str] = "node_started"
+    label: str | None = None
+    attempt: int = 1
+
+
+class NodeFinishedEvent(BaseEvent):
+    event_type: ClassVar[str] = "node_finished"
+    label: str | None = None
+    duration_ms: float = 0.0
+    total_tokens: int = 0
+    output_preview: str | None = None
+    from_checkpoint: bool = False
+
+
+class NodeFailedEvent(BaseEvent):
+    event_type: ClassVar[str] = "node_failed"
+    label: str | None = None
+    error: str
+    attempts: int = 1
+    duration_ms: float = 0.0
+
+
+class NodeRetriedEvent(BaseEvent):
+    event_type: ClassVar[str] = "node_retried"
+    label: str | None = None
+    attempt: int
+    wait_seconds: float
+    error: str
+
+
+class NodeSkippedEvent(BaseEvent):
+    event_type: ClassVar[str] = "node_skipped"
+    label: str | None = None
+    reason: str
+    extra: dict[str, Any] = {}

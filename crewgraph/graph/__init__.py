@@ -1,0 +1,18 @@
+"""The node contract and the compiled plan (layer 2)."""
+
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
+from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.graph.run_state import RunState
+
+__all__ = [
+    "NON_EXECUTION_EDGES",
+    "ExecutionGraph",
+    "Node",
+    "NodeContext",
+    "NodeResult",
+    "RetryPolicy",
+    "RunState",
+    "TimeoutPolicy",
+]

@@ -1,0 +1,49 @@
+"""What a node sees when it runs: inputs, upstream outputs, services, the emitter."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.graph.run_state import RunState
+
+if TYPE_CHECKING:
+    from crewgraph.events.base import BaseEvent
+    from crewgraph.llm.base import BaseLLM
+
+__all__ = ["NodeContext"]
+
+
+def _drop(event: BaseEvent) -> None:
+    return None
+
+
+@dataclass(slots=True)
+class NodeContext:
+    """Everything a node may use. Built by the scheduler (or ``testing.run_node``).
+
+    - ``inputs``: the kickoff inputs (for ``{placeholder}`` interpolation).
+    - ``upstream``: output of each predecessor node, by node id.
+    - ``llm``: the default model for nodes whose own config names none.
+    - ``memory``: the crew's memory, if any.
+    - ``emit``: publish an event (the scheduler fills run/node ids).
+    - ``state``: run-wide mutable services (tool cache, rate limiters, extras).
+    - ``resume`` / ``spawned``: continuation and results of spawned nodes.
+    """
+
+    run_id: str = ""
+    node_id: str = ""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    upstream: dict[str, Any] = field(default_factory=dict)
+    llm: BaseLLM | None = None
+    memory: Any = None
+    emit: Callable[[BaseEvent], None] = _drop
+    state: RunState = field(default_factory=RunState)
+    resume: Any = None
+    spawned: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 1
+
+    def evolve(self, **changes: Any) -> NodeContext:
+        """A copy with some fields changed (contexts are never mutated in place)."""
+        return replace(self, **changes)

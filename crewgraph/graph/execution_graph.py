@@ -1,0 +1,127 @@
+"""ExecutionGraph: the compiled plan, a networkx DiGraph of typed nodes.
+
+Each node object sits at ``graph.nodes[id]["node"]`` and its kind at
+``graph.nodes[id]["kind"]``. Edges carry a ``kind``: ``order``, ``context``,
+``guardrail``, ``convert``, ``memory``, ``listen``, ``route``, ``and``, ``or``
+are execution edges; ``may_call`` edges (agent -> tool template) only document
+the plan and are ignored by the scheduler, so the plan stays acyclic.
+networkx is imported on first construction, not at ``import crewgraph``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.graph.node import Node
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["NON_EXECUTION_EDGES", "ExecutionGraph"]
+
+NON_EXECUTION_EDGES = frozenset({"may_call"})
+
+
+class ExecutionGraph:
+    """A compiled plan. ``.graph`` is the underlying ``networkx.DiGraph``.
+
+    ``name`` is the crew's or flow's name; ``meta`` holds compiler facts the
+    facades need (task order, the final node, outputs to collect...).
+    """
+
+    def __init__(self, name: str = "crew", graph: nx.DiGraph | None = None) -> None:
+        import networkx as nx
+
+        self.name = name
+        self.graph: nx.DiGraph = graph if graph is not None else nx.DiGraph(name=name)
+        self.meta: dict[str, Any] = {}
+
+    # building -----------------------------------------------------------
+    def add_node(self, node: Node, **attrs: Any) -> Node:
+        if node.id in self.graph:
+            raise ValueError(f"duplicate node id {node.id!r}")
+        self.graph.add_node(node.id, node=node, kind=node.kind, label=node.display_label, **attrs)
+        return node
+
+    def add_edge(self, src: str, dst: str, kind: str = "order", **attrs: Any) -> None:
+        for end in (src, dst):
+            if end not in self.graph:
+                raise KeyError(f"edge {src!r} -> {dst!r}: unknown node {end!r}")
+        self.graph.add_edge(src, dst, kind=kind, **attrs)
+
+    # reading ------------------------------------------------------------
+    def node(self, node_id: str) -> Node:
+        try:
+            node: Node = self.graph.nodes[node_id]["node"]
+        except KeyError:
+            raise KeyError(f"no node {node_id!r} in graph {self.name!r}") from None
+        return node
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.graph
+
+    def __iter__(self) -> Iterator[Node]:
+        for _, data in self.graph.nodes(data=True):
+            yield data["node"]
+
+    def __len__(self) -> int:
+        return int(self.graph.number_of_nodes())
+
+    def nodes_of_kind(self, kind: str) -> list[Node]:
+        return [n for n in self if n.kind == kind]
+
+    def execution_predecessors(self, node_id: str) -> list[str]:
+        return [
+            u
+            for u, _, k in self.graph.in_edges(node_id, data="kind")
+            if k not in NON_EXECUTION_EDGES
+        ]
+
+    def execution_successors(self, node_id: str) -> list[str]:
+        return [
+            v
+            for _, v, k in self.graph.out_edges(node_id, data="kind")
+            if k not in NON_EXECUTION_EDGES
+        ]
+
+    def edge_kind(self, src: str, dst: str) -> str:
+        return str(self.graph.edges[src, dst].get("kind", "order"))
+
+    def schedulable(self) -> list[str]:
+        """Ids of nodes the scheduler runs (plan-only nodes left out), in topological order."""
+        import networkx as nx
+
+        execution = nx.DiGraph()
+        execution.add_nodes_from(self.graph.nodes)
+        execution.add_edges_from(
+            (u, v) for u, v, k in self.graph.edges(data="kind") if k not in NON_EXECUTION_EDGES
+        )
+        return [
+            n
+            for n in nx.topological_sort(execution)
+            if not self.graph.nodes[n]["node"].plan_only
+        ]
+
+    # exporting ----------------------------------------------------------
+    def to_dot(self, **options: Any) -> str:
+        """Graphviz DOT text of the plan (shape and colour by node kind)."""
+        from crewgraph.export import plan_to_dot
+
+        return plan_to_dot(self, **options)
+
+    def render(self, path: str | Path, format: str | None = None, **options: Any) -> Path:
+        """Render the plan with Graphviz's ``dot`` to ``path`` (svg, png, pdf...)."""
+        from crewgraph.export import render_dot
+
+        return render_dot(self.to_dot(**options), path, format=format)
+
+    def to_json(self) -> dict[str, Any]:
+        """node-link JSON of the plan (nodes described, edges with kinds)."""
+        from crewgraph.export import plan_to_json
+
+        return plan_to_json(self)
+
+    def __repr__(self) -> str:
+        return f"ExecutionGraph(name={self.name!r}, nodes={len(self)}, edges={self.graph.number_of_edges()})"

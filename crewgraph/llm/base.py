@@ -1,0 +1,73 @@
+"""The LLM contract every model client (real, fake, recorded) implements.
+
+Nodes only ever talk to :class:`BaseLLM`: ``acall`` for one model turn with
+optional tools or a structured ``response_model``. The real client
+(:class:`crewgraph.llm.LLM`) adds HTTP retries, rate limits and instructor;
+``crewgraph.testing.FakeLLM`` scripts replies for tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from typing import Any
+
+from pydantic import BaseModel
+
+from crewgraph.llm.types import LLMResponse, ToolSpec
+
+__all__ = ["BaseLLM"]
+
+
+class BaseLLM(ABC):
+    """Abstract model client. Subclasses implement :meth:`acall`."""
+
+    model: str = "unknown"
+
+    @abstractmethod
+    async def acall(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        """Send one conversation turn and return the model's reply.
+
+        With ``response_model``, the reply's ``parsed`` holds a validated
+        instance (or the call raises ``StructuredOutputError``). With
+        ``tools``, the reply may carry ``tool_calls`` instead of text.
+        """
+
+    def call(
+        self,
+        messages: list[dict[str, Any]] | str,
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        """Blocking form of :meth:`acall`; a plain string is sent as one user message."""
+        msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
+        coro = self.acall(msgs, tools=tools, response_model=response_model, **kwargs)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coro)
+        # Called from inside a running loop (e.g. a sync flow method): run in a worker thread.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+
+    def supports_function_calling(self) -> bool:
+        return True
+
+    @property
+    def rate_limit_key(self) -> str:
+        """Key under which max_rpm limits are shared (same model + endpoint)."""
+        return self.model
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r})"

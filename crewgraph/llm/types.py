@@ -1,0 +1,75 @@
+"""Plain data exchanged with a language model: messages, tool specs, tool calls, replies."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from crewgraph.outputs import UsageMetrics
+
+__all__ = ["LLMResponse", "ToolCall", "ToolSpec"]
+
+
+class ToolSpec(BaseModel):
+    """A tool as the model sees it: name, description and JSON-schema parameters."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+class ToolCall(BaseModel):
+    """One tool call the model asked for. ``arguments`` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """Arguments as a dict; raises ``ValueError`` naming the problem if not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"arguments are not valid JSON ({exc.msg} at position {exc.pos})") from exc
+        if not isinstance(value, dict):
+            raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
+        return value
+
+    def to_openai(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+class LLMResponse(BaseModel):
+    """One model turn: text, tool calls, or a parsed structured object, plus its token usage."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    parsed: BaseModel | None = None
+    usage: UsageMetrics = Field(default_factory=UsageMetrics)
+    model: str | None = None
+    finish_reason: str | None = None
+
+    def assistant_message(self) -> dict[str, Any]:
+        """The OpenAI-style assistant message that records this turn in a conversation."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            msg["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
+        return msg

@@ -1,0 +1,93 @@
+"""``tool`` nodes: a tool the agent may call (plan template) and one actual invocation.
+
+The agent step spawns one :class:`ToolCallNode` per tool call the model asks
+for in a turn (the scheduler runs them concurrently), then reads each
+:class:`ToolCallOutcome` from ``ctx.spawned[node.id]`` when it resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.node import Node, NodeResult
+from crewgraph.llm.types import ToolCall
+
+if TYPE_CHECKING:
+    from crewgraph.tools.base_tool import BaseTool
+
+__all__ = ["ToolCallNode", "ToolCallOutcome", "ToolTemplateNode"]
+
+
+class ToolCallOutcome(BaseModel):
+    """The result of one tool invocation, as the agent step consumes it.
+
+    ``text`` is what the model reads (the tool message content); ``raw`` the
+    tool's own Python value; ``failure`` a ``ToolFailureRecord`` when the call
+    failed under a policy that records it; ``result_as_answer`` ends the step
+    with ``text`` as the final answer.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    call_id: str
+    tool_name: str
+    text: str
+    raw: Any = None
+    failure: Any = None
+    from_cache: bool = False
+    result_as_answer: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolTemplateNode(Node):
+    """Plan-only node: a tool an agent *may* call (joined by a dashed "may call" edge)."""
+
+    kind: ClassVar[str] = "tool"
+    plan_only: ClassVar[bool] = True
+
+    tool: BaseTool
+
+    async def run(self, ctx: NodeContext) -> NodeResult:  # pragma: no cover - never scheduled
+        raise RuntimeError("tool template nodes only document the plan; they are not run")
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d["tool"] = self.tool.name
+        return d
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallNode(Node):
+    """One invocation of a tool the model asked for.
+
+    ``tool`` is None when the model named a tool the agent does not have
+    (``available`` lists the names it does have, for the message back).
+    ``policies`` is the failure-policy chain after the tool's own:
+    (task, agent, crew); the first non-None wins, default warn.
+    """
+
+    kind: ClassVar[str] = "tool"
+
+    call: ToolCall
+    tool: BaseTool | None
+    available: tuple[str, ...] = ()
+    agent_role: str | None = None
+    task_name: str | None = None
+    policies: tuple[Any, ...] = ()
+    cache: bool = True
+
+    async def run(self, ctx: NodeContext) -> NodeResult:
+        from crewgraph.tools._invoke import invoke_tool_call
+
+        outcome = await invoke_tool_call(self, ctx)
+        return NodeResult(output=outcome, info={"tool": self.call.name, "failed": outcome.failure is not None})
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d["tool"] = self.call.name
+        d["arguments"] = self.call.arguments
+        return d

@@ -1,0 +1,149 @@
+"""What a run gives back: token usage, one task's output, a whole crew's output.
+
+Field names follow CrewAI's (``raw``, ``pydantic``, ``json_dict``,
+``tasks_output``, ``token_usage``) so ported code keeps working.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["CrewOutput", "OutputFormat", "TaskOutput", "UsageMetrics"]
+
+
+class UsageMetrics(BaseModel):
+    """Token accounting, summed per LLM call, per task and per crew."""
+
+    total_tokens: int = 0
+    prompt_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    completion_tokens: int = 0
+    successful_requests: int = 0
+
+    def add(self, other: UsageMetrics | None) -> UsageMetrics:
+        """Return a new UsageMetrics that is the sum of ``self`` and ``other``."""
+        if other is None:
+            return self.model_copy()
+        return UsageMetrics(
+            total_tokens=self.total_tokens + other.total_tokens,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            successful_requests=self.successful_requests + other.successful_requests,
+        )
+
+    def __add__(self, other: UsageMetrics) -> UsageMetrics:
+        return self.add(other)
+
+
+class OutputFormat(str, Enum):
+    """How a task's output is shaped."""
+
+    RAW = "raw"
+    JSON = "json"
+    PYDANTIC = "pydantic"
+
+
+class TaskOutput(BaseModel):
+    """The result of one task."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    description: str
+    name: str | None = None
+    expected_output: str | None = None
+    summary: str | None = None
+    raw: str = ""
+    pydantic: BaseModel | None = None
+    json_dict: dict[str, Any] | None = None
+    agent: str = ""
+    output_format: OutputFormat = OutputFormat.RAW
+    token_usage: UsageMetrics = Field(default_factory=UsageMetrics)
+    tool_failures: list[Any] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.summary is None and self.description:
+            words = self.description.split()
+            self.summary = " ".join(words[:10]) + ("..." if len(words) > 10 else "")
+
+    @property
+    def has_tool_failures(self) -> bool:
+        return bool(self.tool_failures)
+
+    @property
+    def json(self) -> str | None:  # type: ignore[override]
+        """The JSON text of the structured output, as CrewAI exposes it."""
+        if self.json_dict is not None:
+            return json.dumps(self.json_dict)
+        if self.pydantic is not None:
+            return self.pydantic.model_dump_json()
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The structured output as a dict (json_dict, else pydantic dumped), or {}."""
+        if self.json_dict is not None:
+            return dict(self.json_dict)
+        if self.pydantic is not None:
+            return self.pydantic.model_dump()
+        return {}
+
+    def __str__(self) -> str:
+        if self.pydantic is not None:
+            return str(self.pydantic)
+        if self.json_dict is not None:
+            return str(self.json_dict)
+        return self.raw
+
+
+class CrewOutput(BaseModel):
+    """The result of a crew kickoff: the last task's output plus every task's."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    raw: str = ""
+    pydantic: BaseModel | None = None
+    json_dict: dict[str, Any] | None = None
+    tasks_output: list[TaskOutput] = Field(default_factory=list)
+    token_usage: UsageMetrics = Field(default_factory=UsageMetrics)
+    tool_failures: list[Any] = Field(default_factory=list)
+    run_id: str | None = None
+    graph: Any = Field(default=None, exclude=True, repr=False)
+    """The executed run graph (a ``crewgraph.graph.RunGraph``) when available."""
+
+    @property
+    def has_tool_failures(self) -> bool:
+        return bool(self.tool_failures)
+
+    @property
+    def json(self) -> str | None:  # type: ignore[override]
+        if self.json_dict is not None:
+            return json.dumps(self.json_dict)
+        if self.pydantic is not None:
+            return self.pydantic.model_dump_json()
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.json_dict is not None:
+            return dict(self.json_dict)
+        if self.pydantic is not None:
+            return self.pydantic.model_dump()
+        return {}
+
+    def __getitem__(self, key: str) -> Any:
+        if self.pydantic is not None and hasattr(self.pydantic, key):
+            return getattr(self.pydantic, key)
+        if self.json_dict is not None and key in self.json_dict:
+            return self.json_dict[key]
+        raise KeyError(f"Key '{key}' not found in CrewOutput.")
+
+    def __str__(self) -> str:
+        if self.pydantic is not None:
+            return str(self.pydantic)
+        if self.json_dict is not None:
+            return str(self.json_dict)
+        return self.raw
