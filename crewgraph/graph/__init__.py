@@ -4,6 +4,7 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.graph.run_record import RunGraph, RunRecord
 from crewgraph.graph.run_state import RunState
 
 __all__ = [
@@ -13,6 +14,8 @@ __all__ = [
     "NodeContext",
     "NodeResult",
     "RetryPolicy",
+    "RunGraph",
+    "RunRecord",
     "RunState",
     "TimeoutPolicy",
 ]

@@ -1,0 +1,90 @@
+"""What happened to each node of a run: the data behind the executed graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.outputs import UsageMetrics
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["RunGraph", "RunRecord"]
+
+
+@dataclass
+class RunRecord:
+    """One node's execution. ``status``: completed, failed, cancelled, skipped, restored
+    (taken from a checkpoint), or pending (never started). ``parent`` is the node that
+    spawned it (an agent step for its tool calls), ``None`` for planned nodes."""
+
+    node_id: str
+    kind: str
+    label: str
+    status: str = "pending"
+    parent: str | None = None
+    started_at: float | None = None
+    duration_ms: float = 0.0
+    usage: UsageMetrics = field(default_factory=UsageMetrics)
+    attempts: int = 0
+    executions: int = 0
+    error: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.node_id,
+            "kind": self.kind,
+            "label": self.label,
+            "status": self.status,
+            "parent": self.parent,
+            "started_at": self.started_at,
+            "duration_ms": round(self.duration_ms, 3),
+            "tokens": self.usage.total_tokens,
+            "usage": self.usage.model_dump(),
+            "attempts": self.attempts,
+            "retries": max(0, self.attempts - self.executions),
+            "executions": self.executions,
+            "error": self.error,
+            "info": self.info,
+        }
+
+
+@dataclass
+class RunGraph:
+    """The executed graph of one run: the plan's nodes and edges plus every spawned node
+    (LLM turns are recorded in the agent step's ``info``; tool calls as child nodes joined
+    by ``spawned`` edges), each with its :class:`RunRecord`.
+
+    ``graph`` is a ``networkx.DiGraph`` whose nodes carry ``record`` (and ``node`` where
+    the node object is known).
+    """
+
+    run_id: str
+    name: str
+    graph: nx.DiGraph
+    status: str = "completed"
+    error: str | None = None
+
+    def records(self) -> list[RunRecord]:
+        return [data["record"] for _, data in self.graph.nodes(data=True)]
+
+    def record(self, node_id: str) -> RunRecord:
+        rec: RunRecord = self.graph.nodes[node_id]["record"]
+        return rec
+
+    def to_dot(self, **options: Any) -> str:
+        from crewgraph.export import run_to_dot
+
+        return run_to_dot(self, **options)
+
+    def render(self, path: Any, format: str | None = None, **options: Any) -> Any:
+        from crewgraph.export import render_dot
+
+        return render_dot(self.to_dot(**options), path, format=format)
+
+    def to_json(self) -> dict[str, Any]:
+        from crewgraph.export import run_to_json
+
+        return run_to_json(self)
