@@ -1,0 +1,120 @@
+"""Opening the checkpoint database: schema, pragmas, and error translation.
+
+Durability choice: **WAL journal + ``synchronous=FULL``**.
+
+- Against a killed process (SIGKILL, OOM killer, a crash at any instant)
+  WAL alone is enough: a commit appends the transaction to the ``-wal`` file
+  with ``write()`` before ``COMMIT`` returns, the kernel keeps those pages
+  whatever happens to the process, and the next opener replays the WAL. A
+  half-written transaction has no commit frame and is ignored, so the file
+  is never torn and every acknowledged save survives.
+- ``FULL`` additionally fsyncs the WAL on every commit, so acknowledged saves
+  also survive an OS crash or power loss (``NORMAL`` may lose the last few
+  commits there). The price is one fsync per finished node; a node is an LLM
+  call or a tool run lasting from milliseconds to minutes, so the fsync is
+  noise, and losing a paid-for LLM result is not.
+- WAL also lets readers (``crewgraph checkpoints list`` in another terminal)
+  read while a run writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from crewgraph.errors import CheckpointError
+
+__all__ = ["SCHEMA_VERSION", "connect", "corrupt_error"]
+
+SCHEMA_VERSION = 1
+_BUSY_TIMEOUT_S = 30.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id        TEXT PRIMARY KEY,
+    name          TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    created_at    REAL NOT NULL,
+    updated_at    REAL NOT NULL,
+    parent_run_id TEXT,
+    branch        TEXT,
+    meta          TEXT NOT NULL DEFAULT '{}',
+    error         TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_by_name ON runs (name, created_at);
+CREATE TABLE IF NOT EXISTS node_outputs (
+    run_id     TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    node_id    TEXT NOT NULL,
+    seq        INTEGER NOT NULL,
+    output     BLOB,
+    restorable INTEGER NOT NULL,
+    info       TEXT NOT NULL DEFAULT '{}',
+    saved_at   REAL NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS node_outputs_by_node ON node_outputs (run_id, node_id, seq);
+"""
+
+
+def corrupt_error(path: Path | str, exc: BaseException) -> CheckpointError:
+    """The error for a file SQLite cannot use, naming the file and the way out."""
+    return CheckpointError(
+        f"checkpoint database {str(path)!r} is unreadable or corrupt ({exc}). "
+        "Move it aside or delete it to start with an empty checkpoint store."
+    )
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open ``path`` (creating parent folders and the schema), with WAL + FULL sync.
+
+    One connection is shared by all threads of a store (``check_same_thread=False``);
+    the store serialises access with its own lock. ``isolation_level=None`` turns off
+    the sqlite3 module's implicit transactions so each write is exactly the
+    ``BEGIN IMMEDIATE ... COMMIT`` the store issues.
+    """
+    if str(path) != ":memory:":
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CheckpointError(f"cannot create the folder for checkpoints {str(path)!r}: {exc}") from exc
+    try:
+        conn = sqlite3.connect(
+            str(path), timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
+    except sqlite3.Error as exc:
+        raise corrupt_error(path, exc) from exc
+    try:
+        _prepare(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise corrupt_error(path, exc) from exc
+    except CheckpointError:
+        conn.close()
+        raise
+    return conn
+
+
+def _prepare(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode=WAL").fetchone()
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise CheckpointError(
+            f"checkpoint database schema version {version} is newer than this crewgraph "
+            f"understands ({SCHEMA_VERSION}); upgrade crewgraph to read it"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    # Several processes may open a fresh file at once: create under a write lock,
+    # with IF NOT EXISTS, and stamp the version in the same transaction.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

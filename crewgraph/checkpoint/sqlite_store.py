@@ -1,0 +1,452 @@
+"""``SQLiteCheckpointStore``: the durable record of runs, on stdlib ``sqlite3``.
+
+What a checkpoint guarantees
+----------------------------
+The scheduler calls :meth:`~SQLiteCheckpointStore.save_node` when a node has
+*finished*; the save is one transaction, committed before the call returns
+(see :mod:`crewgraph.checkpoint._sqlite` for the WAL + ``synchronous=FULL``
+choice). So if the process is killed at any instant, a resumed run sees
+every node whose save returned, and nothing half-written.
+
+A node interrupted mid-execution re-executes from its start on resume: its
+output was never saved. That is deliberate, not a gap: a node's step talks
+to the outside world (an LLM call, a tool that writes a file or sends a
+request) and those effects are not part of our transaction, so there is no
+point inside a node we could safely resume from. Design tools that may run
+twice accordingly (idempotent writes), as with any retry.
+
+Unpicklable outputs
+-------------------
+If a node's output cannot be pickled, the save still succeeds and the run
+goes on: a *marker* row is written (no output, ``info["checkpoint_skipped"]``
+holding the pickling error) and a :class:`CheckpointWarning` is issued naming
+the node. :meth:`~SQLiteCheckpointStore.completed` leaves marked nodes out,
+so a resumed run re-executes them, the only way to get their value back.
+Failing the whole run because a value cannot be *saved* would punish the
+user for a feature meant to protect them. Pass ``on_unpicklable="raise"``
+to get a :class:`~crewgraph.errors.CheckpointError` naming the node instead.
+A saved output that can no longer be unpickled (its class was renamed or
+removed) is treated the same way on load: warned about and re-executed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+import warnings
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from crewgraph.checkpoint import _codec
+from crewgraph.checkpoint._sqlite import connect, corrupt_error
+from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
+from crewgraph.errors import CheckpointError
+from crewgraph.ids import new_run_id
+
+__all__ = ["CheckpointWarning", "SQLiteCheckpointStore"]
+
+_SKIPPED_KEY = "checkpoint_skipped"
+_RECENT_IN_ERRORS = 5
+
+# The latest save of each node of a run (a flow may run a method node several times).
+_LATEST = """
+    SELECT o.node_id, o.seq, o.output, o.restorable, o.info, o.saved_at
+    FROM node_outputs AS o
+    WHERE o.run_id = ?
+      AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
+                   WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
+    ORDER BY o.seq
+"""
+
+_RUN_COLUMNS = """
+    r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
+    r.meta, r.error,
+    (SELECT COUNT(*) FROM node_outputs AS o
+     WHERE o.run_id = r.run_id AND o.restorable = 1
+       AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
+                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)) AS nodes_completed
+"""
+
+
+class CheckpointWarning(UserWarning):
+    """A node's output could not be checkpointed or restored; that node will re-run."""
+
+
+def _ts(value: float) -> datetime:
+    return datetime.fromtimestamp(value, tz=UTC)
+
+
+class SQLiteCheckpointStore:
+    """Runs and their finished nodes' outputs in one SQLite file.
+
+    Implements the :class:`~crewgraph.checkpoint.base.Checkpointer` protocol
+    plus listing, forking and deleting. Safe to share between threads (one
+    connection guarded by a lock: SQLite serialises writers anyway, and a
+    node save is far shorter than the node that produced it) and between
+    processes (SQLite file locking, 30 s busy timeout).
+
+    ``keep_last`` prunes older runs of the same name when a new run starts.
+    ``on_unpicklable`` is ``"skip"`` (marker + warning, the node re-runs on
+    resume) or ``"raise"`` (:class:`CheckpointError` naming the node).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        keep_last: int | None = None,
+        on_unpicklable: Literal["skip", "raise"] = "skip",
+    ) -> None:
+        if keep_last is not None and keep_last < 1:
+            raise ValueError("keep_last must be >= 1 or None")
+        if on_unpicklable not in ("skip", "raise"):
+            raise ValueError("on_unpicklable must be 'skip' or 'raise'")
+        self.path = Path(path).expanduser()
+        self.keep_last = keep_last
+        self.on_unpicklable = on_unpicklable
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = connect(self.path)
+
+    # lifecycle ----------------------------------------------------------
+    def close(self) -> None:
+        """Close the connection (idempotent). Saves already returned are on disk."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> SQLiteCheckpointStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SQLiteCheckpointStore({str(self.path)!r})"
+
+    # the Checkpointer protocol -------------------------------------------
+    def start_run(self, run_id: str, *, name: str, meta: dict[str, Any] | None = None) -> None:
+        """Record that ``run_id`` is running. A new id creates the run (and prunes
+        per ``keep_last``); a known id is a resume: status back to ``running``, the
+        error cleared, ``meta`` merged into the stored meta, saved nodes kept."""
+        now = time.time()
+        with self._write() as conn:
+            row = conn.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                conn.execute(
+                    "INSERT INTO runs (run_id, name, status, created_at, updated_at, meta)"
+                    " VALUES (?, ?, 'running', ?, ?, ?)",
+                    (run_id, name, now, now, _codec.dump_json(meta or {})),
+                )
+                if self.keep_last is not None:
+                    self._prune(conn, name, self.keep_last)
+            else:
+                merged = {**_codec.load_json(row[0]), **(meta or {})}
+                conn.execute(
+                    "UPDATE runs SET status = 'running', error = NULL, updated_at = ?, meta = ?"
+                    " WHERE run_id = ?",
+                    (now, _codec.dump_json(merged), run_id),
+                )
+
+    def save_node(
+        self, run_id: str, node_id: str, *, output: Any, info: dict[str, Any] | None = None
+    ) -> None:
+        """Durably record that ``node_id`` finished with ``output``.
+
+        One transaction, committed (and fsynced) before returning: once this
+        returns, a resume after any crash restores this output. Saving a node
+        again (a flow loop) adds a newer entry; the latest one wins.
+        """
+        blob, reason = _codec.dump_output(output)
+        info = dict(info or {})
+        if reason is not None:
+            if self.on_unpicklable == "raise":
+                raise CheckpointError(
+                    f"cannot checkpoint the output of node {node_id!r} (run {run_id!r}): "
+                    f"it cannot be pickled ({reason})"
+                )
+            warnings.warn(
+                f"output of node {node_id!r} cannot be pickled ({reason}); it is not "
+                "checkpointed and the node will re-run if this run is resumed",
+                CheckpointWarning,
+                stacklevel=2,
+            )
+            info[_SKIPPED_KEY] = reason
+        now = time.time()
+        with self._write() as conn:
+            self._require_run(conn, run_id)
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM node_outputs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO node_outputs (run_id, node_id, seq, output, restorable, info, saved_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, node_id, seq, blob, int(blob is not None), _codec.dump_json(info), now),
+            )
+            conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (now, run_id))
+
+    def completed(self, run_id: str) -> dict[str, Any]:
+        """``{node_id: output}`` for every node a resume must not recompute (the
+        latest save of each node, in save order). Marker rows and outputs that no
+        longer unpickle are left out, so those nodes re-run."""
+        with self._read() as conn:
+            self._require_run(conn, run_id)
+            rows = conn.execute(_LATEST, (run_id,)).fetchall()
+        result: dict[str, Any] = {}
+        for node_id, _seq, blob, restorable, _info, _saved in rows:
+            if not restorable or blob is None:
+                continue
+            try:
+                result[node_id] = _codec.load_output(blob)
+            except Exception as exc:
+                warnings.warn(
+                    f"checkpointed output of node {node_id!r} (run {run_id!r}) cannot be "
+                    f"unpickled ({type(exc).__name__}: {exc}); the node will re-run",
+                    CheckpointWarning,
+                    stacklevel=2,
+                )
+        return result
+
+    def finish_run(self, run_id: str, *, status: str, error: str | None = None) -> None:
+        """Record the run's final ``status`` (completed, failed, cancelled) and error."""
+        with self._write() as conn:
+            self._require_run(conn, run_id)
+            conn.execute(
+                "UPDATE runs SET status = ?, error = ?, updated_at = ? WHERE run_id = ?",
+                (status, error, time.time(), run_id),
+            )
+
+    # reading ------------------------------------------------------------
+    def list_runs(self, name: str | None = None, limit: int | None = 100) -> list[CheckpointInfo]:
+        """Runs, newest first, optionally only those named ``name``."""
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs AS r"
+        params: list[Any] = []
+        if name is not None:
+            sql += " WHERE r.name = ?"
+            params.append(name)
+        sql += " ORDER BY r.created_at DESC, r.rowid DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._read() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [self._info(row) for row in rows]
+
+    def get_run(self, run_id: str) -> CheckpointInfo:
+        """The run ``run_id``; :class:`CheckpointError` if the store has no such run."""
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs AS r WHERE r.run_id = ?", (run_id,)
+            ).fetchone()
+            if row is None:
+                raise self._unknown_run(conn, run_id)
+        return self._info(row)
+
+    def has_run(self, run_id: str) -> bool:
+        with self._read() as conn:
+            return conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is not None
+
+    def latest_run(self, name: str | None = None, status: str | None = None) -> CheckpointInfo | None:
+        """The most recently created run (optionally of ``name``/with ``status``), or None.
+
+        ``latest_run(name, status="running")`` finds a run that was killed mid-way.
+        """
+        clauses, params = [], []
+        if name is not None:
+            clauses.append("r.name = ?")
+            params.append(name)
+        if status is not None:
+            clauses.append("r.status = ?")
+            params.append(status)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT {_RUN_COLUMNS} FROM runs AS r{where} ORDER BY r.created_at DESC, r.rowid DESC LIMIT 1"
+        with self._read() as conn:
+            row = conn.execute(sql, params).fetchone()
+        return None if row is None else self._info(row)
+
+    def load_meta(self, run_id: str) -> dict[str, Any]:
+        """The ``meta`` dict given to ``start_run`` (merged over resumes)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise self._unknown_run(conn, run_id)
+        return _codec.load_json(row[0])
+
+    def update_meta(self, run_id: str, meta: dict[str, Any]) -> None:
+        """Merge ``meta`` into the run's stored meta (one committed transaction)."""
+        with self._write() as conn:
+            row = conn.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise self._unknown_run(conn, run_id)
+            merged = {**_codec.load_json(row[0]), **meta}
+            conn.execute(
+                "UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?",
+                (_codec.dump_json(merged), time.time(), run_id),
+            )
+
+    def nodes(self, run_id: str, *, latest_only: bool = True) -> list[NodeCheckpoint]:
+        """What was saved for ``run_id`` (without the outputs), in save order.
+        ``latest_only=False`` includes every save of nodes that ran more than once."""
+        sql = _LATEST if latest_only else (
+            "SELECT node_id, seq, NULL, restorable, info, saved_at FROM node_outputs"
+            " WHERE run_id = ? ORDER BY seq"
+        )
+        with self._read() as conn:
+            self._require_run(conn, run_id)
+            rows = conn.execute(sql, (run_id,)).fetchall()
+        return [
+            NodeCheckpoint(
+                node_id=node_id,
+                seq=seq,
+                saved_at=_ts(saved),
+                restorable=bool(restorable),
+                info=_codec.load_json(info),
+            )
+            for node_id, seq, _blob, restorable, info, saved in rows
+        ]
+
+    # branching and deleting ----------------------------------------------
+    def fork(
+        self, run_id: str, branch: str | None = None, *, exclude: Iterable[str] = ()
+    ) -> str:
+        """Copy ``run_id``'s completed node outputs under a new run id and return it.
+
+        The new run has status ``forked``, ``parent_run_id=run_id`` and ``branch``;
+        resuming it restores the copied nodes and runs the rest, leaving the
+        parent untouched. ``exclude`` drops node ids from the copy so they re-run
+        in the fork (pass a node and its descendants to re-run from that node).
+        """
+        skip = set(exclude)
+        new_id = new_run_id()
+        now = time.time()
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT name, meta FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            if row is None:
+                raise self._unknown_run(conn, run_id)
+            conn.execute(
+                "INSERT INTO runs (run_id, name, status, created_at, updated_at,"
+                " parent_run_id, branch, meta) VALUES (?, ?, 'forked', ?, ?, ?, ?, ?)",
+                (new_id, row[0], now, now, run_id, branch, row[1]),
+            )
+            rows = [
+                r for r in conn.execute(_LATEST, (run_id,)).fetchall()
+                if r[3] and r[0] not in skip
+            ]
+            conn.executemany(
+                "INSERT INTO node_outputs (run_id, node_id, seq, output, restorable, info, saved_at)"
+                " VALUES (?, ?, ?, ?, 1, ?, ?)",
+                [
+                    (new_id, node_id, seq, blob, info, saved)
+                    for seq, (node_id, _old, blob, _r, info, saved) in enumerate(rows, start=1)
+                ],
+            )
+        return new_id
+
+    def delete_run(self, run_id: str) -> None:
+        """Delete ``run_id`` and its saved outputs; :class:`CheckpointError` if unknown.
+        Forks of it keep their own copies (only their ``parent_run_id`` dangles)."""
+        with self._write() as conn:
+            if conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 0:
+                raise self._unknown_run(conn, run_id)
+
+    def delete_all(self) -> int:
+        """Delete every run; returns how many there were."""
+        with self._write() as conn:
+            return int(conn.execute("DELETE FROM runs").rowcount)
+
+    # helpers ------------------------------------------------------------
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot (one read transaction) under the store lock."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise self._translate(exc) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: ``BEGIN IMMEDIATE`` (take the write lock up front, so
+        two writers never deadlock upgrading) ... ``COMMIT``, or rollback on error."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise self._translate(exc) from exc
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise CheckpointError(f"checkpoint store {str(self.path)!r} is closed")
+        return self._conn
+
+    def _translate(self, exc: sqlite3.Error) -> CheckpointError:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            return CheckpointError(
+                f"checkpoint database {str(self.path)!r} stayed locked by another process: {exc}"
+            )
+        if isinstance(exc, sqlite3.DatabaseError):
+            return corrupt_error(self.path, exc)
+        return CheckpointError(f"checkpoint database {str(self.path)!r}: {exc}")
+
+    def _require_run(self, conn: sqlite3.Connection, run_id: str) -> None:
+        if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+            raise self._unknown_run(conn, run_id)
+
+    def _unknown_run(self, conn: sqlite3.Connection, run_id: str) -> CheckpointError:
+        recent = [
+            r[0]
+            for r in conn.execute(
+                "SELECT run_id FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (_RECENT_IN_ERRORS,),
+            )
+        ]
+        hint = f" Most recent: {', '.join(recent)}." if recent else " The store is empty."
+        return CheckpointError(
+            f"no run {run_id!r} in checkpoint database {str(self.path)!r}.{hint} "
+            "See all run ids with `crewgraph checkpoints list` or "
+            "crewgraph.checkpoint.list_checkpoints(path)."
+        )
+
+    @staticmethod
+    def _prune(conn: sqlite3.Connection, name: str, keep_last: int) -> None:
+        conn.execute(
+            "DELETE FROM runs WHERE run_id IN (SELECT run_id FROM runs WHERE name = ?"
+            " ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)",
+            (name, keep_last),
+        )
+
+    @staticmethod
+    def _info(row: tuple[Any, ...]) -> CheckpointInfo:
+        run_id, name, status, created, updated, parent, branch, meta, error, count = row
+        return CheckpointInfo(
+            run_id=run_id,
+            name=name,
+            status=status,
+            created_at=_ts(created),
+            updated_at=_ts(updated),
+            nodes_completed=int(count),
+            parent_run_id=parent,
+            branch=branch,
+            error=error,
+            meta=_codec.load_json(meta),
+        )
