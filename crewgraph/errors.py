@@ -27,7 +27,13 @@ __all__ = [
 
 
 class CrewGraphError(Exception):
-    """Base class of every error crewgraph raises deliberately."""
+    """Base class of every error crewgraph raises deliberately.
+
+    ``retryable`` tells the scheduler whether retrying the node can help;
+    deliberate errors are final unless a subclass says otherwise.
+    """
+
+    retryable: bool = False
 
 
 class ConfigurationError(CrewGraphError):
@@ -57,7 +63,9 @@ class NodeExecutionError(CrewGraphError):
 
 
 class NodeTimeoutError(NodeExecutionError):
-    """A node ran longer than its timeout policy allows."""
+    """A node ran longer than its timeout policy allows (retryable: the next try may be faster)."""
+
+    retryable = True
 
 
 class RunCancelledError(CrewGraphError):

@@ -43,6 +43,8 @@ class NodeContext:
     resume: Any = None
     spawned: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1
+    trigger: str | None = None
+    """Id of the predecessor whose firing made this node run (flows pass its output)."""
 
     def evolve(self, **changes: Any) -> NodeContext:
         """A copy with some fields changed (contexts are never mutated in place)."""

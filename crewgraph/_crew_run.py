@@ -1,0 +1,192 @@
+"""What ``Crew.kickoff`` does: compile, run on the scheduler, assemble the CrewOutput.
+
+Kept apart from ``crew.py`` so the facade is only its API. Per-task side
+effects (output files, callbacks, TaskCompletedEvent) happen as soon as a
+task's final node finishes, not after the whole run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.events.bus import crewgraph_event_bus
+from crewgraph.events.crew_events import (
+    CrewKickoffCompletedEvent,
+    CrewKickoffFailedEvent,
+    CrewKickoffStartedEvent,
+    TaskCompletedEvent,
+    TaskFailedEvent,
+)
+from crewgraph.graph.node import Node
+from crewgraph.graph.run_state import RunState
+from crewgraph.ids import new_run_id
+from crewgraph.outputs import CrewOutput, TaskOutput
+
+if TYPE_CHECKING:
+    from crewgraph.crew import Crew
+    from crewgraph.spec.task import Task
+
+__all__ = ["kickoff_crew"]
+
+
+async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkpoint: Any = None) -> CrewOutput:
+    from crewgraph.runtime import Scheduler
+
+    inputs = dict(inputs or {})
+    for cb in crew.before_kickoff_callbacks:
+        changed = cb(inputs)
+        if changed is not None:
+            inputs = dict(changed)
+    checkpoint = _checkpoint_setup(crew, from_checkpoint)
+    run_id = checkpoint.run_id or new_run_id()
+    graph = crew.compile(inputs)
+    tasks_by_final = {p["final"]: (p, crew.tasks[p["index"]]) for p in graph.meta["tasks"]}
+    state = _run_state(crew)
+    memory = crew.get_memory()
+    listener = _console(crew, run_id)
+    start = time.perf_counter()
+
+    def emit_crew(event: Any) -> None:
+        event.run_id = run_id
+        crewgraph_event_bus.emit(crew, event)
+
+    def on_node_finished(node: Node, output: Any) -> None:
+        entry = tasks_by_final.get(node.id)
+        if entry is not None and isinstance(output, TaskOutput):
+            _task_done(crew, entry[1], output, inputs, run_id)
+
+    emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
+    scheduler = Scheduler(
+        graph,
+        llm=crew.llm,
+        memory=memory,
+        inputs=inputs,
+        run_id=run_id,
+        state=state,
+        max_concurrency=crew.max_concurrency,
+        checkpointer=checkpoint.store,
+        restored=checkpoint.restored,
+        on_node_finished=on_node_finished,
+        source=crew,
+    )
+    try:
+        result = await scheduler.run()
+    except BaseException as exc:
+        failed = _failed_task(graph, scheduler)
+        if failed is not None:
+            emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
+        emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+        raise
+    finally:
+        if memory is not None and hasattr(memory, "drain_writes"):
+            memory.drain_writes()
+        if listener is not None:
+            listener.close()
+    output = _crew_output(graph, result)
+    for cb in crew.after_kickoff_callbacks:
+        changed = cb(output)
+        if changed is not None:
+            output = changed
+    crew.usage_metrics = output.token_usage
+    crew._last_run = result
+    emit_crew(
+        CrewKickoffCompletedEvent(
+            crew_name=crew.name,
+            output=output.raw,
+            total_tokens=output.token_usage.total_tokens,
+            duration_ms=(time.perf_counter() - start) * 1000,
+        )
+    )
+    return output
+
+
+class _Checkpoint:
+    def __init__(self, store: Any = None, run_id: str | None = None, restored: dict[str, Any] | None = None):
+        self.store = store
+        self.run_id = run_id
+        self.restored = restored or {}
+
+
+def _checkpoint_setup(crew: Crew, from_checkpoint: Any) -> _Checkpoint:
+    """Resolve the checkpoint store and, when resuming, the outputs already computed."""
+    if not crew.checkpoint and from_checkpoint is None:
+        return _Checkpoint()
+    from crewgraph.checkpoint.setup import resolve_checkpoint
+
+    store, run_id, restored = resolve_checkpoint(crew, from_checkpoint)
+    return _Checkpoint(store, run_id, restored)
+
+
+def _run_state(crew: Crew) -> RunState:
+    state = RunState()
+    limiters: dict[str, Any] = {}
+    if crew.max_rpm or any(a.max_rpm for a in crew.agents):
+        from crewgraph.llm.rate_limit import RPMLimiter
+
+        if crew.max_rpm:
+            limiters["crew"] = RPMLimiter(crew.max_rpm)
+        for agent in crew.agents:
+            if agent.max_rpm:
+                limiters[f"agent:{agent.id}"] = RPMLimiter(agent.max_rpm)
+    state.limiters.update(limiters)
+    return state
+
+
+def _console(crew: Crew, run_id: str) -> Any:
+    if not (crew.verbose or any(a.verbose for a in crew.agents)):
+        return None
+    from crewgraph.events.console import ConsoleListener
+
+    return ConsoleListener(run_id=run_id)
+
+
+def _task_done(crew: Crew, task: Task, output: TaskOutput, inputs: dict[str, Any], run_id: str) -> None:
+    path = task.output_path(inputs)
+    if path is not None:
+        if task.create_directory:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        if output.json_dict is not None:
+            text = json.dumps(output.json_dict, indent=2, ensure_ascii=False)
+        elif output.pydantic is not None:
+            text = output.pydantic.model_dump_json(indent=2)
+        else:
+            text = output.raw
+        path.write_text(text, encoding="utf-8")
+    event = TaskCompletedEvent(task_name=output.name or task.display_name(), agent_role=output.agent, output=output.raw)
+    event.run_id = run_id
+    crewgraph_event_bus.emit(crew, event)
+    if task.callback is not None:
+        task.callback(output)
+    if crew.task_callback is not None:
+        crew.task_callback(output)
+
+
+def _crew_output(graph: Any, result: Any) -> CrewOutput:
+    tasks_output: list[TaskOutput] = []
+    for plan in graph.meta["tasks"]:
+        out = result.outputs.get(plan["final"])
+        if isinstance(out, TaskOutput):
+            tasks_output.append(out)
+    final = result.outputs.get(graph.meta["final"])
+    last = final if isinstance(final, TaskOutput) else (tasks_output[-1] if tasks_output else None)
+    failures = [f for t in tasks_output for f in t.tool_failures]
+    return CrewOutput(
+        raw=last.raw if last else "",
+        pydantic=last.pydantic if last else None,
+        json_dict=last.json_dict if last else None,
+        tasks_output=tasks_output,
+        token_usage=result.usage,
+        tool_failures=failures,
+        run_id=result.run_id,
+        graph=result.run_graph,
+    )
+
+
+def _failed_task(graph: Any, scheduler: Any) -> str | None:
+    for plan in graph.meta.get("tasks", []):
+        for nid, rec in scheduler.records.items():
+            if rec.status == "failed" and nid.startswith(plan["key"] + "."):
+                return str(plan["name"])
+    return None

@@ -1,0 +1,64 @@
+"""Checks a crew definition before any token is spent; every problem names its task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crewgraph._internal.interpolate import missing_placeholders
+from crewgraph.errors import CompileError
+from crewgraph.spec.process import Process
+from crewgraph.spec.task import Task
+
+__all__ = ["task_label", "validate_crew"]
+
+
+def task_label(task: Task, index: int) -> str:
+    """How errors name a task: its name if set, else its position and description."""
+    if task.name:
+        return f"task {task.name!r}"
+    return f"task #{index + 1} ({task.display_name()!r})"
+
+
+def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
+    """Raise one CompileError listing every problem (the first one's task in ``.task``)."""
+    tasks: list[Task] = list(crew.tasks)
+    problems: list[tuple[str | None, str]] = []
+    if not tasks:
+        problems.append((None, "the crew has no tasks"))
+    process = Process(crew.process)
+    if process == Process.hierarchical and not crew.manager_llm and not crew.manager_agent:
+        problems.append(
+            (None, "a hierarchical crew needs `manager_llm` or `manager_agent` (neither is set)")
+        )
+    index = {t.id: i for i, t in enumerate(tasks)}
+    for i, task in enumerate(tasks):
+        label = task_label(task, i)
+        if task.agent is None and process != Process.hierarchical:
+            problems.append((label, f"{label} has no agent (every task of a {process.value} crew needs one)"))
+        for ctx_task in task.context or []:
+            if ctx_task.id not in index:
+                problems.append(
+                    (label, f"{label} lists {ctx_task.display_name()!r} in its context, but that task is not in the crew")
+                )
+            elif ctx_task.id == task.id:
+                problems.append((label, f"{label} lists itself in its context"))
+        if inputs is not None:
+            texts = [task.description, task.expected_output, task.output_file or ""]
+            missing = sorted({m for text in texts for m in missing_placeholders(text, inputs)})
+            if missing:
+                names = ", ".join("{" + m + "}" for m in missing)
+                problems.append((label, f"{label} uses {names} but the kickoff inputs do not provide it"))
+    if problems:
+        _raise(problems)
+
+
+def _raise(problems: list[tuple[str | None, str]]) -> None:
+    first_task = next((t for t, _ in problems if t), None)
+    msgs = [m for _, m in problems]
+    if len(msgs) == 1:
+        raise CompileError(msgs[0], task=first_task, problems=msgs)
+    raise CompileError(
+        f"{len(msgs)} problems found:\n" + "\n".join(f"  - {m}" for m in msgs),
+        task=first_task,
+        problems=msgs,
+    )

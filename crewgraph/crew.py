@@ -1,0 +1,146 @@
+"""Crew: the facade users build (agents + tasks + process) and kick off.
+
+A Crew is a definition. ``compile()`` turns it into an ExecutionGraph
+(validating it before any token is spent); ``kickoff()`` compiles and runs
+that graph on the scheduler, then assembles a CrewOutput. The run mechanics
+live in ``crewgraph._crew_run``, so this module stays the API surface.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import UUID4, BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from crewgraph._internal.sync import run_sync
+from crewgraph.graph.execution_graph import ExecutionGraph
+from crewgraph.outputs import CrewOutput, UsageMetrics
+from crewgraph.spec._validators import check_llm
+from crewgraph.spec.agent import Agent
+from crewgraph.spec.process import Process
+from crewgraph.spec.task import Task
+
+__all__ = ["Crew"]
+
+
+class Crew(BaseModel):
+    """A team of agents working through tasks. Field names follow CrewAI."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
+    name: str | None = "crew"
+    agents: list[Agent] = Field(default_factory=list)
+    tasks: list[Task] = Field(default_factory=list)
+    process: Process = Process.sequential
+    verbose: bool = False
+    llm: Any = Field(default=None, description="Default model for agents that set none")
+    manager_llm: Any = None
+    manager_agent: Agent | None = None
+    planning: bool = False
+    planning_llm: Any = None
+    memory: Any = Field(default=False, description="bool, Memory, MemoryScope or MemorySlice")
+    embedder: Any = None
+    cache: bool = True
+    max_rpm: int | None = Field(default=None, ge=1)
+    max_concurrency: int = Field(default=8, ge=1)
+    stream: bool = False
+    step_callback: Callable[..., Any] | None = None
+    task_callback: Callable[..., Any] | None = None
+    before_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
+    after_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
+    tool_failure_policy: Any = None
+    checkpoint: Any = None
+    output_log_file: bool | str | None = None
+
+    usage_metrics: UsageMetrics | None = None
+    _memory: Any = PrivateAttr(default=None)
+    _task_plans: dict[Any, str] = PrivateAttr(default_factory=dict)
+    _last_run: Any = PrivateAttr(default=None)
+
+    _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
+        classmethod(lambda cls, v: check_llm(v))
+    )
+
+    @field_validator("tool_failure_policy", mode="before")
+    @classmethod
+    def _validate_policy(cls, v: Any) -> Any:
+        if v is None:
+            return None
+        from crewgraph.tools.tool_failure import ToolFailurePolicy
+
+        return ToolFailurePolicy(v)
+
+    @model_validator(mode="after")
+    def _collect_agents(self) -> Crew:
+        """Agents referenced by tasks join the crew, as in CrewAI."""
+        known = {a.id for a in self.agents}
+        for task in self.tasks:
+            if task.agent is not None and task.agent.id not in known:
+                self.agents.append(task.agent)
+                known.add(task.agent.id)
+        return self
+
+    # ------------------------------------------------------------------ plan
+    @property
+    def memory_enabled(self) -> bool:
+        return self.memory is not False and self.memory is not None
+
+    def compile(self, inputs: dict[str, Any] | None = None) -> ExecutionGraph:
+        """Validate the crew and return its plan. With ``inputs``, also check placeholders."""
+        from crewgraph.compiler import compile_crew
+
+        return compile_crew(self, inputs)
+
+    def plot(self, path: str | Path = "crew.svg", format: str | None = None) -> Path:
+        """Render the plan to ``path`` (svg, png, pdf... from the suffix) with Graphviz."""
+        return self.compile().render(path, format=format)
+
+    # ------------------------------------------------------------------ run
+    def kickoff(self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None) -> CrewOutput:
+        """Run the crew and return its output. Blocks; see :meth:`kickoff_async`."""
+        return run_sync(self.kickoff_async(inputs, from_checkpoint=from_checkpoint))
+
+    async def kickoff_async(self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None) -> CrewOutput:
+        """Run the crew on the current event loop."""
+        from crewgraph._crew_run import kickoff_crew
+
+        return await kickoff_crew(self, inputs, from_checkpoint=from_checkpoint)
+
+    def kickoff_for_each(self, inputs: list[dict[str, Any]]) -> list[CrewOutput]:
+        """Run the crew once per inputs dict, one after the other."""
+        return [self.kickoff(i) for i in inputs]
+
+    async def kickoff_for_each_async(self, inputs: list[dict[str, Any]]) -> list[CrewOutput]:
+        """Run the crew once per inputs dict, concurrently."""
+        import asyncio
+
+        return list(await asyncio.gather(*(self.kickoff_async(i) for i in inputs)))
+
+    # ------------------------------------------------------------------ memory
+    def get_memory(self) -> Any:
+        """The crew's Memory (built on first use when ``memory=True``), or None."""
+        if not self.memory_enabled:
+            return None
+        if self.memory is True:
+            if self._memory is None:
+                from crewgraph.memory import Memory
+
+                self._memory = Memory(embedder=self.embedder) if self.embedder is not None else Memory()
+            return self._memory
+        return self.memory
+
+    def reset_memories(self, command_type: str = "memory") -> None:
+        """Reset the crew's unified memory (``command_type`` "memory" or "all")."""
+        if command_type not in ("memory", "all"):
+            raise ValueError(f"unknown command_type {command_type!r}; use 'memory' or 'all'")
+        memory = self.get_memory()
+        if memory is None:
+            raise ValueError("this crew has no memory to reset (set memory=True or pass a Memory)")
+        memory.reset()
+
+    def __repr__(self) -> str:
+        return f"Crew(name={self.name!r}, process={self.process.value}, agents={len(self.agents)}, tasks={len(self.tasks)})"

@@ -1,0 +1,77 @@
+"""One LLM call as nodes make it: rate limits first, then events around the call."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from pydantic import BaseModel
+
+from crewgraph.errors import ConfigurationError
+from crewgraph.events.llm_events import LLMCallCompletedEvent, LLMCallFailedEvent, LLMCallStartedEvent
+from crewgraph.graph.context import NodeContext
+from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.types import LLMResponse, ToolSpec
+
+__all__ = ["DEFAULT_MODEL", "call_llm", "resolve_llm"]
+
+DEFAULT_MODEL = "gpt-4o-mini"
+
+
+def resolve_llm(own: Any, ctx: NodeContext, what: str) -> BaseLLM:
+    """The node's own model if it has one, else the run's default; a clear error if neither."""
+    llm = own if own is not None else ctx.llm
+    if isinstance(llm, str):
+        from crewgraph.llm import LLM
+
+        llm = LLM(model=llm)
+    if llm is None:
+        from crewgraph.llm import LLM
+
+        return LLM(model=os.environ.get("OPENAI_MODEL_NAME") or DEFAULT_MODEL)
+    if not isinstance(llm, BaseLLM):
+        raise ConfigurationError(f"{what}: llm must be a model name or BaseLLM, got {type(llm).__name__}")
+    return llm
+
+
+async def call_llm(
+    ctx: NodeContext,
+    llm: BaseLLM,
+    messages: list[dict[str, Any]],
+    *,
+    tools: list[ToolSpec] | None = None,
+    response_model: type[BaseModel] | None = None,
+    rpm_keys: tuple[str, ...] = (),
+) -> LLMResponse:
+    """Wait for every rate limiter in ``rpm_keys``, then call the model with events."""
+    for key in rpm_keys:
+        limiter = ctx.state.limiters.get(key)
+        if limiter is not None:
+            await limiter.acquire()
+    ctx.emit(
+        LLMCallStartedEvent(
+            model=llm.model,
+            messages=messages,
+            tools=[t.name for t in tools or ()],
+            response_model=response_model.__name__ if response_model else None,
+        )
+    )
+    start = time.perf_counter()
+    try:
+        reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit)
+    except Exception as exc:
+        ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
+        raise
+    ctx.emit(
+        LLMCallCompletedEvent(
+            model=llm.model,
+            response=reply.content if reply.parsed is None else reply.parsed.model_dump_json(),
+            tool_calls=[c.name for c in reply.tool_calls],
+            prompt_tokens=reply.usage.prompt_tokens,
+            completion_tokens=reply.usage.completion_tokens,
+            total_tokens=reply.usage.total_tokens,
+            duration_ms=(time.perf_counter() - start) * 1000,
+        )
+    )
+    return reply

@@ -1,0 +1,61 @@
+"""The texts an agent step sends: system prompt from the agent, user prompt from the task."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["MAX_ITER_MESSAGE", "format_context", "system_prompt", "task_prompt"]
+
+MAX_ITER_MESSAGE = (
+    "You have used the maximum number of tool calls allowed for this task. "
+    "Do not call any more tools: give your best final answer now, using what you already know."
+)
+
+
+def system_prompt(role: str, goal: str, backstory: str, template: str | None = None) -> str:
+    if template:
+        return template.replace("{role}", role).replace("{goal}", goal).replace("{backstory}", backstory)
+    text = f"You are {role}."
+    if backstory:
+        text += f" {backstory}"
+    return text + f"\nYour personal goal is: {goal}"
+
+
+def task_prompt(
+    description: str,
+    expected_output: str,
+    *,
+    context: str = "",
+    memories: str = "",
+    plan: str = "",
+    output_schema: dict[str, Any] | None = None,
+    has_tools: bool = False,
+) -> str:
+    parts = [f"Current Task: {description}"]
+    parts.append(
+        "This is the expected criteria for your final answer: "
+        f"{expected_output}\nYou MUST return the actual complete content as the final answer, not a summary."
+    )
+    if output_schema is not None:
+        parts.append(
+            "Your final answer must be a single JSON object that matches this JSON schema, "
+            "with no other text:\n" + json.dumps(output_schema, indent=2)
+        )
+    if plan:
+        parts.append(f"Plan for this task:\n{plan}")
+    if context:
+        parts.append(f"This is the context you're working with:\n{context}")
+    if memories:
+        parts.append(f"Relevant memories:\n{memories}")
+    if has_tools:
+        parts.append("Use the tools available to you when they help; answer directly when you are done.")
+    parts.append("Begin! This is VERY important to you, do your best work.")
+    return "\n\n".join(parts)
+
+
+def format_context(outputs: list[tuple[str, str]]) -> str:
+    """Outputs of context tasks, each under its task's name."""
+    if len(outputs) == 1:
+        return outputs[0][1]
+    return "\n\n----------\n\n".join(f"[{name}]\n{text}" for name, text in outputs)

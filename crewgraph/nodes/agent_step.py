@@ -1,0 +1,241 @@
+"""``agent_step`` node: one agent working one task, as a sequence of pure steps.
+
+Each ``run`` is one model turn. When the model asks for tools the step
+returns ``spawn=[ToolCallNode...]`` and its conversation as ``resume``; the
+scheduler runs the tool calls (concurrently) and calls ``run`` again with
+their outcomes in ``ctx.spawned``. ``max_iter`` bounds the tool loop: when it
+is reached the model is asked, without tools, for its final answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from crewgraph._internal.interpolate import interpolate
+from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
+from crewgraph.events.crew_events import TaskStartedEvent
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.policies import RetryPolicy
+from crewgraph.ids import slugify
+from crewgraph.nodes._llm_call import call_llm, resolve_llm
+from crewgraph.nodes._prompts import MAX_ITER_MESSAGE, format_context, system_prompt, task_prompt
+from crewgraph.outputs import TaskOutput, UsageMetrics
+
+__all__ = ["AgentStepNode"]
+
+
+@dataclass
+class _Loop:
+    """The conversation so far (the continuation between steps)."""
+
+    messages: list[dict[str, Any]]
+    iteration: int = 0
+    usage: UsageMetrics = field(default_factory=UsageMetrics)
+    tool_failures: list[Any] = field(default_factory=list)
+    pending: list[Any] = field(default_factory=list)
+    forced_final: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentStepNode(Node):
+    """An agent's work on one task. Configuration only; no pointer to Agent/Task/Crew."""
+
+    kind: ClassVar[str] = "agent_step"
+
+    task_name: str
+    description: str
+    expected_output: str
+    agent_role: str
+    agent_goal: str = ""
+    agent_backstory: str = ""
+    system_template: str | None = None
+    llm: Any = None
+    tools: tuple[Any, ...] = ()
+    max_iter: int = 25
+    context_nodes: tuple[str, ...] = ()
+    memory_node: str | None = None
+    plan: str = ""
+    tool_policies: tuple[Any, ...] = ()
+    cache: bool = True
+    rpm_keys: tuple[str, ...] = ()
+    output_schema: dict[str, Any] | None = None
+    feedback: str | None = None
+    previous_output: str | None = None
+    human_input: bool = False
+    step_callbacks: tuple[Callable[..., Any], ...] = ()
+    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
+
+    async def run(self, ctx: NodeContext) -> NodeResult:
+        loop: _Loop = ctx.resume if isinstance(ctx.resume, _Loop) else self._start(ctx)
+        step_usage = UsageMetrics()
+        if ctx.resume is not None and loop.pending:
+            final = self._absorb_tools(loop, ctx)
+            if final is not None:
+                return self._finish(ctx, loop, final, step_usage)
+        llm = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
+        specs = [t.to_spec() for t in self.tools] if self.tools and not loop.forced_final else None
+        if specs and loop.iteration >= self.max_iter:
+            loop.messages.append({"role": "user", "content": MAX_ITER_MESSAGE})
+            loop.forced_final = True
+            specs = None
+        reply = await call_llm(ctx, llm, loop.messages, tools=specs, rpm_keys=self.rpm_keys)
+        step_usage = step_usage.add(reply.usage)
+        loop.usage = loop.usage.add(reply.usage)
+        self._callbacks(reply)
+        if reply.tool_calls and specs:
+            loop.iteration += 1
+            loop.messages.append(reply.assistant_message())
+            children = self._tool_nodes(reply.tool_calls, loop.iteration)
+            loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
+            return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        answer = reply.content or ""
+        if reply.parsed is not None and not answer:
+            answer = reply.parsed.model_dump_json()
+        loop.messages.append({"role": "assistant", "content": answer})
+        if self.human_input:
+            feedback = await self._ask_human(ctx, answer)
+            if feedback:
+                loop.messages.append({"role": "user", "content": f"Human feedback on your answer: {feedback}"})
+                return await self._again(ctx, loop, step_usage)
+        return self._finish(ctx, loop, answer, step_usage)
+
+    # ------------------------------------------------------------------ steps
+    def _start(self, ctx: NodeContext) -> _Loop:
+        description = interpolate(self.description, ctx.inputs)
+        expected = interpolate(self.expected_output, ctx.inputs)
+        context = format_context(
+            [
+                (getattr(o, "name", None) or getattr(o, "summary", "") or nid, getattr(o, "raw", str(o)))
+                for nid in self.context_nodes
+                if (o := ctx.upstream.get(nid)) is not None
+            ]
+        )
+        memories = ""
+        if self.memory_node is not None:
+            memories = str(ctx.upstream.get(self.memory_node) or "")
+        messages = [
+            {"role": "system", "content": system_prompt(self.agent_role, self.agent_goal, self.agent_backstory, self.system_template)},
+            {
+                "role": "user",
+                "content": task_prompt(
+                    description,
+                    expected,
+                    context=context,
+                    memories=memories,
+                    plan=self.plan,
+                    output_schema=self.output_schema,
+                    has_tools=bool(self.tools),
+                ),
+            },
+        ]
+        if self.feedback:
+            if self.previous_output is not None:
+                messages.append({"role": "assistant", "content": self.previous_output})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": f"Your previous answer was not accepted: {self.feedback}\nPlease correct it and answer again.",
+                }
+            )
+        else:
+            ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
+        ctx.emit(
+            AgentExecutionStartedEvent(
+                agent_role=self.agent_role,
+                task_name=self.task_name,
+                task_prompt=messages[1]["content"],
+                tools=[getattr(t, "name", str(t)) for t in self.tools],
+            )
+        )
+        return _Loop(messages=messages)
+
+    def _tool_nodes(self, calls: list[Any], iteration: int) -> list[Any]:
+        from crewgraph.nodes.tool_call import ToolCallNode
+
+        by_name: dict[str, Any] = {}
+        for tool in self.tools:
+            by_name.setdefault(tool.to_spec().name.lower(), tool)
+            by_name.setdefault(str(tool.name).lower(), tool)
+        available = tuple(t.to_spec().name for t in self.tools)
+        return [
+            ToolCallNode(
+                id=f"{self.id}.it{iteration}.{k}.{slugify(call.name, 24)}",
+                label=f"{call.name}()",
+                call=call,
+                tool=by_name.get(call.name.lower()),
+                available=available,
+                agent_role=self.agent_role,
+                task_name=self.task_name,
+                policies=self.tool_policies,
+                cache=self.cache,
+            )
+            for k, call in enumerate(calls)
+        ]
+
+    def _absorb_tools(self, loop: _Loop, ctx: NodeContext) -> str | None:
+        """Append each tool outcome as a tool message; return a final answer if one is forced."""
+        final: str | None = None
+        for node_id, call_id, name in loop.pending:
+            outcome = ctx.spawned.get(node_id)
+            text = getattr(outcome, "text", str(outcome))
+            loop.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": text})
+            failure = getattr(outcome, "failure", None)
+            if failure is not None:
+                loop.tool_failures.append(failure)
+            if getattr(outcome, "result_as_answer", False) and final is None:
+                final = text
+        loop.pending = []
+        return final
+
+    async def _again(self, ctx: NodeContext, loop: _Loop, usage: UsageMetrics) -> NodeResult:
+        loop.forced_final = False
+        result = await self.run(ctx.evolve(resume=loop, spawned={}))
+        result.usage = usage.add(result.usage)
+        return result
+
+    async def _ask_human(self, ctx: NodeContext, answer: str) -> str:
+        provider = ctx.state.extras.get("input_provider")
+        prompt = (
+            f"\n## Final answer of {self.agent_role} for task {self.task_name!r}:\n{answer}\n\n"
+            "Give feedback to improve it, or press Enter to accept: "
+        )
+        if provider is None:
+            provider = input
+        reply = await asyncio.to_thread(provider, prompt)
+        return str(reply or "").strip()
+
+    def _callbacks(self, reply: Any) -> None:
+        for cb in self.step_callbacks:
+            cb(reply)
+
+    def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
+        output = TaskOutput(
+            description=interpolate(self.description, ctx.inputs),
+            name=self.task_name,
+            expected_output=interpolate(self.expected_output, ctx.inputs),
+            raw=answer,
+            agent=self.agent_role,
+            token_usage=loop.usage,
+            tool_failures=list(loop.tool_failures),
+            messages=loop.messages,
+        )
+        ctx.emit(
+            AgentExecutionCompletedEvent(
+                agent_role=self.agent_role, task_name=self.task_name, output=answer, iterations=loop.iteration
+            )
+        )
+        return NodeResult(
+            output=output,
+            usage=usage,
+            info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures)},
+        )
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d.update(task=self.task_name, agent=self.agent_role, max_iter=self.max_iter,
+                 tools=[getattr(t, "name", str(t)) for t in self.tools])
+        return d

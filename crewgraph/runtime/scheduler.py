@@ -1,0 +1,409 @@
+"""The one scheduler: runs any ExecutionGraph (crew or flow) on an asyncio ready-set.
+
+Semantics
+- A node becomes ready when its trigger condition holds: ``join="all"`` (the
+  default) waits until every execution predecessor has fired since the node
+  last ran; ``"any"`` runs on each firing; ``"any_once"`` runs on the first only.
+- When a node finishes it fires its out-edges; an edge with a ``route``
+  attribute fires only if the node's ``NodeResult.route`` equals it (routers).
+- Entry nodes are ``graph.meta["entry"]`` or those with no predecessors.
+- Ready nodes run concurrently, at most ``max_concurrency`` steps at once.
+  A step that returns ``spawn`` releases its slot while its children run.
+- Each step runs under the node's RetryPolicy/TimeoutPolicy; a node that
+  still fails is fatal: the rest of the run is cancelled and the error raised.
+- After a node finishes, the checkpointer saves its output before any
+  successor starts; nodes in ``restored`` are not run again.
+- ``max_executions`` bounds the total executions (loop guard for flows).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from crewgraph.errors import CrewGraphError, LoopGuardError, NodeExecutionError, RunCancelledError
+from crewgraph.events.base import BaseEvent
+from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
+from crewgraph.events.node_events import (
+    NodeFailedEvent,
+    NodeFinishedEvent,
+    NodeRetriedEvent,
+    NodeStartedEvent,
+)
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
+from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.run_record import RunGraph, RunRecord
+from crewgraph.graph.run_state import RunState
+from crewgraph.ids import new_run_id
+from crewgraph.outputs import UsageMetrics
+from crewgraph.runtime._attempts import run_step_with_policies
+
+__all__ = ["RunResult", "Scheduler"]
+
+NodeHook = Callable[[Node, Any], None]
+
+
+@dataclass
+class RunResult:
+    """Outputs by node id (latest execution), the executed graph and the token total."""
+
+    run_id: str
+    outputs: dict[str, Any]
+    run_graph: RunGraph
+    usage: UsageMetrics
+    order: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Plan:
+    nodes: dict[str, Node]
+    preds: dict[str, tuple[str, ...]]
+    succs: dict[str, tuple[tuple[str, str | None], ...]]
+    join: dict[str, str]
+    entry: tuple[str, ...]
+
+
+def _plan(graph: ExecutionGraph) -> _Plan:
+    g = graph.graph
+    nodes: dict[str, Node] = {}
+    for nid, data in g.nodes(data=True):
+        node = data["node"]
+        if not node.plan_only:
+            nodes[nid] = node
+    preds: dict[str, list[str]] = {nid: [] for nid in nodes}
+    succs: dict[str, list[tuple[str, str | None]]] = {nid: [] for nid in nodes}
+    for u, v, data in g.edges(data=True):
+        if data.get("kind") in NON_EXECUTION_EDGES or u not in nodes or v not in nodes:
+            continue
+        preds[v].append(u)
+        succs[u].append((v, data.get("route")))
+    join = {nid: str(g.nodes[nid].get("join", "all")) for nid in nodes}
+    entry = tuple(graph.meta.get("entry") or [n for n in nodes if not preds[n]])
+    return _Plan(
+        nodes=nodes,
+        preds={k: tuple(v) for k, v in preds.items()},
+        succs={k: tuple(v) for k, v in succs.items()},
+        join=join,
+        entry=entry,
+    )
+
+
+class Scheduler:
+    """Runs one ExecutionGraph once. Create a new Scheduler per run."""
+
+    def __init__(
+        self,
+        graph: ExecutionGraph,
+        *,
+        llm: Any = None,
+        memory: Any = None,
+        inputs: dict[str, Any] | None = None,
+        run_id: str | None = None,
+        state: RunState | None = None,
+        max_concurrency: int = 16,
+        max_executions: int | None = None,
+        checkpointer: Any = None,
+        restored: dict[str, Any] | None = None,
+        on_node_finished: NodeHook | None = None,
+        bus: CrewGraphEventsBus | None = None,
+        source: Any = None,
+    ) -> None:
+        self.graph = graph
+        self.plan = _plan(graph)
+        self.run_id = run_id or new_run_id()
+        self.inputs = dict(inputs or {})
+        self.llm = llm
+        self.memory = memory
+        self.state = state or RunState()
+        self.max_concurrency = max(1, max_concurrency)
+        self.max_executions = max_executions
+        self.checkpointer = checkpointer
+        self.restored = dict(restored or {})
+        self.on_node_finished = on_node_finished
+        self.bus = bus or crewgraph_event_bus
+        self.source = source if source is not None else self
+        self.outputs: dict[str, Any] = {}
+        self.order: list[str] = []
+        self.records: dict[str, RunRecord] = {}
+        self.spawn_edges: list[tuple[str, str]] = []
+        self._executions = 0
+        self._fired: dict[str, set[str]] = {n: set() for n in self.plan.nodes}
+        self._once_done: set[str] = set()
+        self._trigger: dict[str, str | None] = {}
+        self._sem: asyncio.Semaphore | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._error: BaseException | None = None
+
+    # ------------------------------------------------------------------ events
+    def emit(self, event: BaseEvent, node: Node | None = None) -> None:
+        """Publish an event stamped with this run (and node) id."""
+        if event.run_id is None:
+            event.run_id = self.run_id
+        if node is not None and event.node_id is None:
+            event.node_id = node.id
+            event.node_kind = node.kind
+        self.bus.emit(self.source, event)
+
+    def _emitter(self, node: Node) -> Callable[[BaseEvent], None]:
+        return lambda event: self.emit(event, node)
+
+    # ------------------------------------------------------------------ public
+    async def run(self) -> RunResult:
+        """Run the graph to quiescence and return every node's output."""
+        self._sem = asyncio.Semaphore(self.max_concurrency)
+        for nid in self.plan.nodes:
+            node = self.plan.nodes[nid]
+            self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=node.display_label)
+        if self.checkpointer is not None:
+            self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
+        try:
+            for nid in self.plan.entry:
+                self._make_ready(nid, None)
+            while self._tasks:
+                done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
+                for t in done:
+                    self._tasks.discard(t)
+                if self._error is not None:
+                    await self._cancel_all()
+                    raise self._error
+        except asyncio.CancelledError:
+            await self._cancel_all()
+            self._finish_checkpoint("cancelled", "cancelled")
+            raise
+        except BaseException as exc:
+            self._finish_checkpoint("failed", str(exc))
+            if isinstance(exc, CrewGraphError):
+                exc.run_id = self.run_id  # type: ignore[attr-defined]
+                exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
+            raise
+        self._finish_checkpoint("completed", None)
+        total = UsageMetrics()
+        for rec in self.records.values():
+            total = total.add(rec.usage)
+        return RunResult(
+            run_id=self.run_id,
+            outputs=self.outputs,
+            run_graph=self.run_graph("completed", None),
+            usage=total,
+            order=self.order,
+        )
+
+    def _meta(self) -> dict[str, Any]:
+        meta = {k: v for k, v in self.graph.meta.items() if isinstance(v, str | int | float | bool)}
+        meta["inputs"] = {k: v for k, v in self.inputs.items() if isinstance(v, str | int | float | bool)}
+        return meta
+
+    def _finish_checkpoint(self, status: str, error: str | None) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.finish_run(self.run_id, status=status, error=error)
+
+    async def _cancel_all(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for rec in self.records.values():
+            if rec.status == "running":
+                rec.status = "cancelled"
+        self._tasks.clear()
+
+    # ------------------------------------------------------------------ readiness
+    def _make_ready(self, nid: str, trigger: str | None) -> None:
+        self._trigger[nid] = trigger
+        if nid in self.restored and nid not in self.outputs:
+            self._complete(nid, self.restored[nid], NodeResult(output=self.restored[nid]), restored=True)
+            return
+        task = asyncio.ensure_future(self._execute(nid))
+        self._tasks.add(task)
+
+    def _fire(self, src: str, route: str | None) -> None:
+        for dst, edge_route in self.plan.succs.get(src, ()):
+            if edge_route is not None and edge_route != route:
+                continue
+            mode = self.plan.join[dst]
+            if mode == "any":
+                self._make_ready(dst, src)
+            elif mode == "any_once":
+                if dst not in self._once_done:
+                    self._once_done.add(dst)
+                    self._make_ready(dst, src)
+            else:
+                fired = self._fired[dst]
+                fired.add(src)
+                if fired.issuperset(self.plan.preds[dst]):
+                    fired.clear()
+                    self._make_ready(dst, src)
+
+    def _complete(self, nid: str, output: Any, result: NodeResult, *, restored: bool = False) -> None:
+        self.outputs[nid] = output
+        self.order.append(nid)
+        rec = self.records[nid]
+        if restored:
+            rec.status = "restored"
+            node = self.plan.nodes[nid]
+            self.emit(NodeFinishedEvent(label=node.display_label, from_checkpoint=True), node)
+        if self.on_node_finished is not None:
+            self.on_node_finished(self.plan.nodes[nid], output)
+        self._fire(nid, result.route)
+
+    # ------------------------------------------------------------------ execution
+    async def _execute(self, nid: str) -> None:
+        node = self.plan.nodes[nid]
+        rec = self.records[nid]
+        self._executions += 1
+        if self.max_executions is not None and self._executions > self.max_executions:
+            self._error = LoopGuardError(
+                f"run exceeded {self.max_executions} node executions (at {node.display_label!r}); "
+                "a loop through a router never ended — raise max_executions or fix the router"
+            )
+            return
+        upstream = {p: self.outputs[p] for p in self.plan.preds[nid] if p in self.outputs}
+        try:
+            result = await self.run_node(node, upstream=upstream, trigger=self._trigger.get(nid))
+        except asyncio.CancelledError:
+            rec.status = "cancelled"
+            raise
+        except BaseException as exc:
+            if self._error is None:
+                self._error = self._wrap(node, exc)
+            return
+        rec.executions += 1
+        if self.checkpointer is not None:
+            self.checkpointer.save_node(self.run_id, nid, output=result.output, info=rec.to_json())
+        self._complete(nid, result.output, result)
+
+    async def run_node(
+        self,
+        node: Node,
+        *,
+        upstream: dict[str, Any],
+        trigger: str | None = None,
+        parent: str | None = None,
+    ) -> NodeResult:
+        """Run one node to completion: steps, spawned children, retries, events, records."""
+        rec = self.records.get(node.id)
+        if rec is None:
+            rec = RunRecord(node_id=node.id, kind=node.kind, label=node.display_label, parent=parent)
+            self.records[node.id] = rec
+        if parent is not None:
+            self.spawn_edges.append((parent, node.id))
+        rec.status = "running"
+        rec.started_at = time.time()
+        start = time.perf_counter()
+        ctx = NodeContext(
+            run_id=self.run_id,
+            node_id=node.id,
+            inputs=self.inputs,
+            upstream=upstream,
+            llm=self.llm,
+            memory=self.memory,
+            emit=self._emitter(node),
+            state=self.state,
+            trigger=trigger,
+        )
+
+        def on_retry(attempt: int, wait: float, exc: BaseException) -> None:
+            self.emit(
+                NodeRetriedEvent(label=node.display_label, attempt=attempt, wait_seconds=wait, error=str(exc)),
+                node,
+            )
+
+        def on_attempt(n: int) -> None:
+            rec.attempts += 1
+            if n == 1:
+                self.emit(NodeStartedEvent(label=node.display_label, attempt=rec.attempts), node)
+
+        try:
+            if self._sem is None:
+                self._sem = asyncio.Semaphore(self.max_concurrency)
+            while True:
+                async with self._sem:
+                    result = await run_step_with_policies(node, ctx, on_retry, on_attempt)
+                if result.usage is not None:
+                    rec.usage = rec.usage.add(result.usage)
+                rec.info.update(result.info)
+                if not result.spawn:
+                    break
+                spawned = await self._run_children(node, result.spawn, upstream)
+                ctx = ctx.evolve(resume=result.resume, spawned=spawned, attempt=1)
+        except asyncio.CancelledError:
+            rec.status = "cancelled"
+            rec.duration_ms = (time.perf_counter() - start) * 1000
+            raise
+        except BaseException as exc:
+            rec.status = "failed"
+            rec.error = f"{type(exc).__name__}: {exc}"
+            rec.duration_ms = (time.perf_counter() - start) * 1000
+            self.emit(
+                NodeFailedEvent(
+                    label=node.display_label, error=str(exc), attempts=rec.attempts, duration_ms=rec.duration_ms
+                ),
+                node,
+            )
+            raise
+        rec.status = "completed"
+        rec.duration_ms = (time.perf_counter() - start) * 1000
+        self.emit(
+            NodeFinishedEvent(
+                label=node.display_label,
+                duration_ms=rec.duration_ms,
+                total_tokens=rec.usage.total_tokens,
+                output_preview=_preview(result.output),
+            ),
+            node,
+        )
+        if parent is not None:
+            rec.executions += 1
+        return result
+
+    async def _run_children(self, parent: Node, children: list[Node], upstream: dict[str, Any]) -> dict[str, Any]:
+        results = await asyncio.gather(
+            *(self.run_node(child, upstream=upstream, parent=parent.id) for child in children)
+        )
+        return {child.id: res.output for child, res in zip(children, results, strict=True)}
+
+    def _wrap(self, node: Node, exc: BaseException) -> BaseException:
+        if isinstance(exc, CrewGraphError | KeyboardInterrupt | SystemExit):
+            return exc
+        if isinstance(exc, asyncio.CancelledError):
+            return RunCancelledError(f"run cancelled while {node.display_label!r} was running")
+        err = NodeExecutionError(
+            f"node {node.id!r} ({node.kind}) failed: {type(exc).__name__}: {exc}",
+            node_id=node.id,
+            kind=node.kind,
+        )
+        err.__cause__ = exc
+        return err
+
+    # ------------------------------------------------------------------ executed graph
+    def run_graph(self, status: str, error: str | None) -> RunGraph:
+        import networkx as nx
+
+        g = nx.DiGraph(name=self.graph.name)
+        for nid, data in self.graph.graph.nodes(data=True):
+            rec = self.records.get(nid) or RunRecord(
+                node_id=nid, kind=data["kind"], label=data.get("label", nid),
+                status="plan" if data["node"].plan_only else "pending",
+            )
+            g.add_node(nid, node=data["node"], kind=data["kind"], label=rec.label, record=rec)
+        for u, v, data in self.graph.graph.edges(data=True):
+            g.add_edge(u, v, **data)
+        for nid, rec in self.records.items():
+            if nid not in g:
+                g.add_node(nid, kind=rec.kind, label=rec.label, record=rec)
+        for u, v in self.spawn_edges:
+            g.add_edge(u, v, kind="spawned")
+        return RunGraph(run_id=self.run_id, name=self.graph.name, graph=g, status=status, error=error)
+
+
+def _preview(output: Any, limit: int = 200) -> str | None:
+    if output is None:
+        return None
+    text = getattr(output, "raw", None)
+    if not isinstance(text, str):
+        text = str(output)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

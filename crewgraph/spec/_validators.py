@@ -1,0 +1,108 @@
+"""Field validators shared by Agent and Task (tools, LLM references, guardrails)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, get_args, get_origin
+
+__all__ = ["check_guardrail", "check_llm", "check_tools"]
+
+
+def check_tools(value: Any) -> list[Any]:
+    """Tools must be BaseTool instances (or LangChain-like tools we can adapt)."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise ValueError("tools must be a list of tools")
+    from crewgraph.tools import BaseTool
+
+    out: list[Any] = []
+    for i, tool in enumerate(value):
+        if isinstance(tool, BaseTool):
+            out.append(tool)
+            continue
+        adapted = _adapt(tool)
+        if adapted is None:
+            raise ValueError(
+                f"tools[{i}] is {type(tool).__name__}, not a tool: use a BaseTool subclass, "
+                "the @tool decorator, or a LangChain-style tool"
+            )
+        out.append(adapted)
+    return out
+
+
+def _adapt(tool: Any) -> Any:
+    try:
+        from crewgraph.tools.adapters import from_langchain
+    except ImportError:  # pragma: no cover - adapters always ship
+        return None
+    if hasattr(tool, "name") and hasattr(tool, "description") and (
+        hasattr(tool, "invoke") or hasattr(tool, "run") or hasattr(tool, "_run")
+    ):
+        return from_langchain(tool)
+    return None
+
+
+def check_llm(value: Any) -> Any:
+    """An LLM reference: None, a model name string, or a BaseLLM instance."""
+    if value is None or isinstance(value, str):
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("llm must be a non-empty model name")
+        return value
+    from crewgraph.llm.base import BaseLLM
+
+    if isinstance(value, BaseLLM):
+        return value
+    if isinstance(value, dict) and "model" in value:
+        from crewgraph.llm import LLM
+
+        return LLM(**value)
+    raise ValueError(f"llm must be a model name or a BaseLLM instance, got {type(value).__name__}")
+
+
+def check_guardrail(value: Any) -> Any:
+    """A guardrail is ``(TaskOutput) -> tuple[bool, Any]`` or a text an LLM judges against.
+
+    Checked when the Task is built, as the seed does: exactly one required
+    parameter, and a return annotation, if present, must be tuple[bool, Any].
+    """
+    if value is None or isinstance(value, str):
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("a guardrail text must not be empty")
+        return value
+    if not callable(value):
+        raise ValueError(f"guardrail must be a function or a text, got {type(value).__name__}")
+    _check_signature(value)
+    return value
+
+
+def _check_signature(fn: Callable[..., Any]) -> None:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    required = [
+        p
+        for p in sig.parameters.values()
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
+    name = getattr(fn, "__name__", repr(fn))
+    if len(required) != 1:
+        raise ValueError(
+            f"Guardrail function {name!r} must accept exactly one parameter (the TaskOutput), "
+            f"it requires {len(required)}"
+        )
+    ret = sig.return_annotation
+    if ret is inspect.Signature.empty or isinstance(ret, str):
+        if isinstance(ret, str) and not ret.replace(" ", "").lower().startswith(("tuple[bool", "typing.tuple[bool")):
+            raise ValueError(
+                f"Guardrail function {name!r}: if the return type is annotated, it must be tuple[bool, Any]"
+            )
+        return
+    args = get_args(ret)
+    if not (get_origin(ret) is tuple and len(args) == 2 and args[0] is bool):
+        raise ValueError(
+            f"Guardrail function {name!r}: if the return type is annotated, it must be tuple[bool, Any]"
+        )
