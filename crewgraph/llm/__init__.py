@@ -1,0 +1,46 @@
+"""Model clients: the ``BaseLLM`` contract, the OpenAI-compatible ``LLM``, record/replay.
+
+Importing this package is cheap: the ``openai`` SDK, instructor and httpx load
+on the first real call. ``crewgraph.testing.FakeLLM`` scripts replies for tests.
+"""
+
+from __future__ import annotations
+
+from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.openai_llm import LLM
+from crewgraph.llm.rate_limit import RPMLimiter
+from crewgraph.llm.recording import RecordingLLM, ReplayLLM, cassette
+from crewgraph.llm.structured import StructuredMode, parse_model_output
+from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+
+__all__ = [
+    "LLM",
+    "BaseLLM",
+    "LLMResponse",
+    "RPMLimiter",
+    "RecordingLLM",
+    "ReplayLLM",
+    "StructuredMode",
+    "ToolCall",
+    "ToolSpec",
+    "as_llm",
+    "cassette",
+    "parse_model_output",
+]
+
+
+def as_llm(value: str | BaseLLM | None) -> BaseLLM | None:
+    """Normalise what users pass as ``llm=``: a model name becomes ``LLM(model=name)``.
+
+    ``None`` stays ``None`` (the caller picks its default); a :class:`BaseLLM`
+    is returned as is. Anything else is a ``TypeError`` naming what was given.
+    """
+    if value is None or isinstance(value, BaseLLM):
+        return value
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValueError("an LLM model name must not be empty")
+        return LLM(model=value.strip())
+    raise TypeError(
+        f"expected a model name (str) or a BaseLLM instance for llm, got {type(value).__name__}"
+    )

@@ -1,0 +1,229 @@
+"""HTTP retry policy for model calls: what is transient, how long to wait, what to raise.
+
+The openai SDK's own retries are switched off (``max_retries=0``) so that one
+policy, here, decides: 429, 408/409, 5xx, timeouts and dropped connections are
+retried with exponential backoff and jitter, honouring ``Retry-After`` (and
+OpenAI's ``retry-after-ms``) up to a cap; other 4xx fail at once with the
+server's own message. Each retry is published as an ``LLMCallRetryEvent``
+through the caller's ``emit`` so runs show why they were slow. When retries run
+out the error says so and carries ``retryable=False``: the node layer must not
+multiply our attempts by its own.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from crewgraph.errors import LLMError, LLMRateLimitError
+
+__all__ = ["RetrySettings", "call_with_retries", "parse_retry_after"]
+
+T = TypeVar("T")
+_log = logging.getLogger("crewgraph.llm")
+
+_RETRYABLE_STATUSES = {408, 409, 425, 429}
+_HINTS = {
+    401: "check the API key (api_key=... or OPENAI_API_KEY)",
+    403: "the key is not allowed to use this model or endpoint",
+    404: "check the model name and base_url",
+}
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """Knobs of the policy; tests shrink the delays so retries cost milliseconds."""
+
+    max_retries: int = 4
+    initial_delay: float = 1.0
+    max_delay: float = 30.0
+    retry_after_max: float = 60.0
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """What went wrong in one attempt, in crewgraph terms."""
+
+    retryable: bool
+    status_code: int | None
+    message: str
+    retry_after: float | None = None
+
+
+class _Transient(Exception):
+    """Internal wrapper so tenacity retries exactly the failures we classified as transient."""
+
+    def __init__(self, failure: _Failure, original: BaseException) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.original = original
+
+
+def parse_retry_after(headers: Any, *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date)."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(when.timestamp() - current, 0.0)
+
+
+def _server_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        msg = body.get("message") or body.get("error") or body.get("detail")
+        if msg:
+            return str(msg)
+    if isinstance(body, str) and body.strip():
+        return body.strip()
+    return str(getattr(exc, "message", "") or exc)
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    seen: set[int] = set()
+    current = exc
+    while id(current) not in seen:
+        seen.add(id(current))
+        nxt = current.__cause__ or current.__context__
+        if nxt is None:
+            break
+        current = nxt
+    return current
+
+
+def _classify(
+    exc: BaseException, *, endpoint: str, no_retry: Callable[[int | None, str], bool] | None
+) -> _Failure | None:
+    """Map an openai SDK error to a failure; None for errors that are not HTTP-level."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        server_msg = _server_message(exc)
+        hint = _HINTS.get(status)
+        message = f"HTTP {status} from {endpoint}: {server_msg}" + (f" ({hint})" if hint else "")
+        retryable = status in _RETRYABLE_STATUSES or status >= 500
+        if no_retry is not None and no_retry(status, server_msg):
+            retryable = False
+        retry_after = parse_retry_after(exc.response.headers) if status in (429, 503) else None
+        return _Failure(retryable, status, message, retry_after)
+    if isinstance(exc, openai.APITimeoutError):
+        return _Failure(True, None, f"request to {endpoint} timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        root = _root_cause(exc)
+        detail = f"{type(root).__name__}: {root}" if root is not exc else str(exc)
+        # A refused permission (e.g. crewgraph.testing's network block) will not heal by waiting.
+        retryable = not isinstance(root, PermissionError)
+        return _Failure(retryable, None, f"could not connect to {endpoint} ({detail})")
+    if isinstance(exc, openai.OpenAIError):
+        return _Failure(False, None, f"openai client error for {endpoint}: {exc}")
+    return None
+
+
+def _to_llm_error(failure: _Failure, *, model: str, attempts: int) -> LLMError:
+    tail = f" (gave up after {attempts} attempts)" if attempts > 1 else ""
+    if failure.status_code == 429:
+        err: LLMError = LLMRateLimitError(
+            f"LLM {model!r} was rate limited: {failure.message}{tail}",
+            retry_after=failure.retry_after,
+        )
+    else:
+        err = LLMError(
+            f"LLM {model!r} call failed: {failure.message}{tail}", status_code=failure.status_code
+        )
+    # Our retries are spent (or the error is permanent): callers must not retry again.
+    err.retryable = False
+    return err
+
+
+async def call_with_retries(
+    attempt: Callable[[], Awaitable[T]],
+    *,
+    settings: RetrySettings,
+    model: str,
+    endpoint: str,
+    emit: Callable[[Any], None] | None = None,
+    no_retry: Callable[[int | None, str], bool] | None = None,
+) -> T:
+    """Run ``attempt`` until it succeeds or the failure is permanent / retries run out.
+
+    ``no_retry(status, server_message)`` lets the caller veto retrying errors
+    that look transient but are not (a server that refuses tools with a 500).
+    Non-HTTP exceptions (including crewgraph errors raised inside ``attempt``)
+    propagate unchanged on the first occurrence.
+    """
+
+    async def _once() -> T:
+        try:
+            return await attempt()
+        except Exception as exc:
+            failure = _classify(exc, endpoint=endpoint, no_retry=no_retry)
+            if failure is None:
+                raise
+            if not failure.retryable:
+                raise _to_llm_error(failure, model=model, attempts=1) from exc
+            raise _Transient(failure, exc) from exc
+
+    def _wait(state: RetryCallState) -> float:
+        outcome = state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        if isinstance(exc, _Transient) and exc.failure.retry_after is not None:
+            return min(exc.failure.retry_after, settings.retry_after_max)
+        base = min(settings.max_delay, settings.initial_delay * 2 ** (state.attempt_number - 1))
+        return base / 2 + random.uniform(0, base / 2)
+
+    def _before_sleep(state: RetryCallState) -> None:
+        outcome = state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        message = exc.failure.message if isinstance(exc, _Transient) else str(exc)
+        _log.info("LLM %s attempt %d failed (%s); retrying in %.2fs",
+                  model, state.attempt_number, message, wait)
+        if emit is not None:
+            _emit_retry(emit, model=model, attempt=state.attempt_number, wait=wait, error=message)
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(settings.max_retries + 1),
+        wait=_wait,
+        retry=retry_if_exception(lambda e: isinstance(e, _Transient)),
+        before_sleep=_before_sleep,
+        reraise=True,
+    )
+    try:
+        return await retrying(_once)
+    except _Transient as exc:
+        raise _to_llm_error(
+            exc.failure, model=model, attempts=settings.max_retries + 1
+        ) from exc.original
+
+
+def _emit_retry(emit: Callable[[Any], None], *, model: str, attempt: int, wait: float, error: str) -> None:
+    from crewgraph.events.llm_events import LLMCallRetryEvent
+
+    try:
+        emit(LLMCallRetryEvent(model=model, attempt=attempt, wait_seconds=wait, error=error))
+    except Exception:  # a broken listener must not turn a transient error into a failure
+        _log.exception("emit(LLMCallRetryEvent) failed")

@@ -1,0 +1,355 @@
+"""``LLM``: the real model client, over the ``openai`` SDK and any OpenAI-compatible server.
+
+One class serves OpenAI, Azure-style gateways, OpenRouter, Ollama, vLLM,
+llama.cpp and LM Studio, because they all speak ``/v1/chat/completions``.
+The SDK, instructor and httpx are imported on first use so that defining
+agents (and ``import crewgraph``) stays fast and works without credentials.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from crewgraph.errors import LLMError
+from crewgraph.llm._retry import RetrySettings, call_with_retries
+from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.rate_limit import RPMLimiter
+from crewgraph.llm.structured import (
+    StructuredMode,
+    create_structured,
+    is_response_format_rejection,
+    is_tools_rejection,
+    parse_model_output,
+    usage_from_completion,
+)
+from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+
+__all__ = ["LLM"]
+
+_log = logging.getLogger("crewgraph.llm")
+
+OLLAMA_BASE_URL = "http://localhost:11434/v1"
+_LOCAL_DUMMY_KEY = "not-needed"
+_REQUEST_PARAMS = frozenset({
+    "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "n",
+    "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs",
+    "tool_choice", "parallel_tool_calls", "reasoning_effort", "user", "timeout",
+})
+_MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json")
+_MISSING_KEY = (
+    "No API key for LLM {model!r}: set the OPENAI_API_KEY environment variable "
+    "(or pass api_key=...), or point base_url=... (or OPENAI_BASE_URL) at a local "
+    "OpenAI-compatible server such as Ollama (http://localhost:11434/v1), vLLM, "
+    "llama.cpp or LM Studio, which need no key. Shortcut: LLM(model='ollama/llama3.2')."
+)
+
+
+class LLM(BaseLLM):
+    """A chat model reached through the ``openai`` SDK.
+
+    ``model`` may carry a provider prefix: ``openai/gpt-4o-mini`` is sent as
+    ``gpt-4o-mini``; ``ollama/llama3.2`` targets ``http://localhost:11434/v1``
+    with a dummy key unless ``base_url`` says otherwise. Other prefixes are
+    kept (OpenRouter-style names such as ``anthropic/claude-3.5-sonnet``).
+    ``base_url``/``api_key`` default to ``OPENAI_BASE_URL``/``OPENAI_API_KEY``
+    exactly as the SDK reads them. Construction never fails for lack of a key;
+    the first call does, with instructions.
+
+    ``max_retries`` counts HTTP retries of transient failures (see
+    ``crewgraph.llm._retry``); ``retry_initial_delay``/``retry_max_delay`` tune
+    the backoff and ``retry_after_max`` caps server-requested waits.
+    ``max_rpm`` throttles this instance with an :class:`RPMLimiter`.
+    ``structured_mode`` picks how ``response_model`` is obtained (see
+    :data:`crewgraph.llm.structured.StructuredMode`); ``validation_retries``
+    bounds how often a validation error is fed back. Any other keyword
+    (``top_p``, ``seed``, ``stop``, vendor options...) is sent with every request.
+    """
+
+    def __init__(
+        self,
+        model: str = "gpt-4o-mini",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        max_rpm: int | None = None,
+        structured_mode: StructuredMode = "auto",
+        *,
+        retry_initial_delay: float = 1.0,
+        retry_max_delay: float = 30.0,
+        retry_after_max: float = 60.0,
+        validation_retries: int = 2,
+        **extra_body_params: Any,
+    ) -> None:
+        if structured_mode not in ("auto", *_MODE_ORDER):
+            raise ValueError(
+                f"structured_mode must be 'auto', 'tools', 'json_schema' or 'json', got {structured_mode!r}"
+            )
+        self.requested_model = model
+        provider, _, name = model.partition("/")
+        self.provider: str | None = provider if name and provider in ("openai", "ollama") else None
+        self.model = name if self.provider else model
+        if self.provider == "ollama" and base_url is None:
+            base_url = os.environ.get("OLLAMA_BASE_URL") or OLLAMA_BASE_URL
+            api_key = api_key or "ollama"
+        self.base_url = base_url
+        self.api_key = api_key
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout = timeout
+        self.max_rpm = max_rpm
+        self.structured_mode: StructuredMode = structured_mode
+        self.validation_retries = validation_retries
+        self.extra_body_params = dict(extra_body_params)
+        self.retry_settings = RetrySettings(
+            max_retries=max_retries,
+            initial_delay=retry_initial_delay,
+            max_delay=retry_max_delay,
+            retry_after_max=retry_after_max,
+        )
+        self.rate_limiter = RPMLimiter(max_rpm)
+        self._unsupported_modes: set[str] = set()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._clients_lock = threading.Lock()
+
+    # -- configuration --------------------------------------------------------
+    @property
+    def max_retries(self) -> int:
+        return self.retry_settings.max_retries
+
+    def _resolved_base_url(self) -> str | None:
+        return self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL calls go to (for messages and rate-limit keys)."""
+        return self._resolved_base_url() or "https://api.openai.com/v1"
+
+    @property
+    def rate_limit_key(self) -> str:
+        return f"{self.endpoint}|{self.model}"
+
+    def supports_function_calling(self) -> bool:
+        """False once the server has refused a request with tools."""
+        return "tools" not in self._unsupported_modes
+
+    def _client(self) -> Any:
+        """The ``AsyncOpenAI`` client of the running event loop.
+
+        httpx connection pools belong to one event loop, and ``call()`` may run
+        each call on a fresh loop, so clients are cached per loop.
+        """
+        loop = asyncio.get_running_loop()
+        with self._clients_lock:
+            client = self._clients.get(loop)
+            if client is not None:
+                return client
+            key = self.api_key or os.environ.get("OPENAI_API_KEY")
+            base_url = self._resolved_base_url()
+            if not key:
+                if base_url is None:
+                    raise LLMError(_MISSING_KEY.format(model=self.requested_model))
+                key = _LOCAL_DUMMY_KEY
+            import openai
+
+            client = openai.AsyncOpenAI(
+                api_key=key, base_url=base_url, timeout=self.timeout, max_retries=0
+            )
+            self._clients[loop] = client
+            return client
+
+    def _params(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Request parameters: instance defaults, then per-call overrides; extras go in extra_body."""
+        params: dict[str, Any] = {}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        extra = dict(self.extra_body_params)
+        for key, value in kwargs.items():
+            if key == "emit" or callable(value) or value is None:
+                continue
+            if key in _REQUEST_PARAMS:
+                params[key] = value
+            else:
+                extra[key] = value
+        if extra:
+            params["extra_body"] = extra
+        return params
+
+    # -- calls ------------------------------------------------------------------
+    async def acall(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        """One model turn: text, native tool calls, or a validated ``response_model``.
+
+        With both ``tools`` and ``response_model`` the model may call tools; a
+        text answer is then parsed with :func:`parse_model_output`.
+        ``emit`` (a callable taking an event) receives ``LLMCallRetryEvent``s.
+        """
+        emit: Callable[[Any], None] | None = kwargs.get("emit")
+        params = self._params(kwargs)
+        if response_model is not None and not tools:
+            return await self._structured(messages, response_model, params, emit)
+        response = await self._chat(messages, tools, params, emit)
+        if response_model is not None and not response.tool_calls:
+            response.parsed = parse_model_output(response.content, response_model)
+        return response
+
+    async def _chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolSpec] | None,
+        params: dict[str, Any],
+        emit: Callable[[Any], None] | None,
+    ) -> LLMResponse:
+        client = self._client()
+        request: dict[str, Any] = {"model": self.model, "messages": messages, **params}
+        if tools:
+            request["tools"] = [spec.to_openai() for spec in tools]
+
+        async def _attempt() -> Any:
+            await self.rate_limiter.acquire()
+            return await client.chat.completions.create(**request)
+
+        def _no_retry(status: int | None, message: str) -> bool:
+            if tools and is_tools_rejection(status, message):
+                self._unsupported_modes.add("tools")
+                return True
+            return False
+
+        completion = await call_with_retries(
+            _attempt,
+            settings=self.retry_settings,
+            model=self.model,
+            endpoint=self.endpoint,
+            emit=emit,
+            no_retry=_no_retry,
+        )
+        return self._to_response(completion)
+
+    def _to_response(self, completion: Any) -> LLMResponse:
+        choices = getattr(completion, "choices", None) or []
+        if not choices:
+            raise LLMError(f"LLM {self.model!r} returned no choices ({self.endpoint})")
+        choice = choices[0]
+        message = choice.message
+        calls = [
+            ToolCall(
+                id=tc.id or f"call_{i}",
+                name=tc.function.name,
+                arguments=tc.function.arguments or "{}",
+            )
+            for i, tc in enumerate(getattr(message, "tool_calls", None) or [])
+            if getattr(tc, "function", None) is not None
+        ]
+        return LLMResponse(
+            content=message.content,
+            tool_calls=calls,
+            usage=usage_from_completion(completion),
+            model=getattr(completion, "model", None) or self.model,
+            finish_reason=choice.finish_reason,
+        )
+
+    def _modes(self) -> list[str]:
+        if self.structured_mode != "auto":
+            return [self.structured_mode]
+        modes = [m for m in _MODE_ORDER if m not in self._unsupported_modes]
+        return modes or [_MODE_ORDER[-1]]
+
+    async def _structured(
+        self,
+        messages: list[dict[str, Any]],
+        response_model: type[BaseModel],
+        params: dict[str, Any],
+        emit: Callable[[Any], None] | None,
+    ) -> LLMResponse:
+        """Structured call through instructor, falling back across modes on ``auto``."""
+        modes = self._modes()
+        for index, mode in enumerate(modes):
+            can_fall_back = self.structured_mode == "auto" and index < len(modes) - 1
+            result = await self._structured_in_mode(
+                mode, messages, response_model, params, emit, can_fall_back=can_fall_back
+            )
+            if result is not None:
+                return result
+            self._unsupported_modes.add(mode)
+        raise LLMError(f"LLM {self.model!r}: no structured-output mode left to try")  # pragma: no cover
+
+    async def _structured_in_mode(
+        self,
+        mode: str,
+        messages: list[dict[str, Any]],
+        response_model: type[BaseModel],
+        params: dict[str, Any],
+        emit: Callable[[Any], None] | None,
+        *,
+        can_fall_back: bool,
+    ) -> LLMResponse | None:
+        """One mode's attempt; None when the server rejected the mode and a fallback exists."""
+        client = self._client()
+        rejected = is_tools_rejection if mode == "tools" else is_response_format_rejection
+        refusals: list[str] = []
+
+        async def _attempt() -> Any:
+            await self.rate_limiter.acquire()
+            return await create_structured(
+                client,
+                mode=mode,
+                model=self.model,
+                messages=messages,
+                response_model=response_model,
+                params=params,
+                validation_retries=self.validation_retries,
+            )
+
+        def _no_retry(status: int | None, message: str) -> bool:
+            if can_fall_back and mode != "json" and rejected(status, message):
+                refusals.append(message)
+                return True
+            return False
+
+        try:
+            parsed, usage, completion = await call_with_retries(
+                _attempt,
+                settings=self.retry_settings,
+                model=self.model,
+                endpoint=self.endpoint,
+                emit=emit,
+                no_retry=_no_retry,
+            )
+        except LLMError:
+            if refusals:
+                _log.info("LLM %s: server rejected %s mode (%s); falling back",
+                          self.model, mode, refusals[-1])
+                return None
+            raise
+        choice = (getattr(completion, "choices", None) or [None])[0]
+        return LLMResponse(
+            content=parsed.model_dump_json(),
+            parsed=parsed,
+            usage=usage,
+            model=getattr(completion, "model", None) or self.model,
+            finish_reason=getattr(choice, "finish_reason", None),
+        )
+
+    def __repr__(self) -> str:
+        base = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"LLM(model={self.requested_model!r}{base})"

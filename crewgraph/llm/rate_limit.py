@@ -1,0 +1,108 @@
+"""A requests-per-minute limiter shared by LLM clients and the scheduler.
+
+``RPMLimiter(max_rpm)`` keeps a sliding window of the start times of the last
+``max_rpm`` requests: a new request may start once the oldest one in the
+window is more than ``period`` seconds old. A sliding window (rather than a
+fixed per-minute counter) never lets ``2 * max_rpm`` requests through around a
+minute boundary, which is what providers actually enforce.
+
+The limiter is standalone on purpose: :class:`crewgraph.llm.LLM` uses one per
+instance for its ``max_rpm``, and the scheduler reuses the same class for
+agent- and crew-level ``max_rpm``. One instance may be shared by many asyncio
+tasks *and* threads at once (a ``threading.Lock`` guards the window; waiting
+itself happens outside the lock, with ``asyncio.sleep`` or ``time.sleep``).
+
+Example::
+
+    limiter = RPMLimiter(max_rpm=30)
+    await limiter.acquire()      # in async code, before each request
+    limiter.acquire_sync()       # in blocking code
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+__all__ = ["RPMLimiter"]
+
+
+class RPMLimiter:
+    """Sliding-window limiter: at most ``max_rpm`` acquisitions per ``period`` seconds.
+
+    ``period`` defaults to 60 seconds (a minute); tests shrink it. ``clock`` is
+    the monotonic time source (``time.monotonic``), injectable for tests.
+    ``max_rpm=None`` or ``0`` disables limiting so callers need no special case.
+    """
+
+    def __init__(
+        self,
+        max_rpm: int | None,
+        *,
+        period: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_rpm is not None and max_rpm < 0:
+            raise ValueError(f"max_rpm must be positive or None, got {max_rpm}")
+        if period <= 0:
+            raise ValueError(f"period must be positive, got {period}")
+        self.max_rpm = max_rpm or None
+        self.period = period
+        self._clock = clock
+        self._starts: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self) -> bool:
+        """False when the limiter lets everything through (``max_rpm`` unset)."""
+        return self.max_rpm is not None
+
+    def _reserve(self) -> float:
+        """Take a slot now and return 0, or return how long to wait before trying again."""
+        if self.max_rpm is None:
+            return 0.0
+        with self._lock:
+            now = self._clock()
+            horizon = now - self.period
+            while self._starts and self._starts[0] <= horizon:
+                self._starts.popleft()
+            if len(self._starts) < self.max_rpm:
+                self._starts.append(now)
+                return 0.0
+            # The oldest start leaves the window at starts[0] + period.
+            return max(self._starts[0] + self.period - now, 1e-3)
+
+    def try_acquire(self) -> bool:
+        """Take a slot if one is free right now; never waits."""
+        return self._reserve() == 0.0
+
+    async def acquire(self) -> float:
+        """Wait (without blocking the event loop) until a request may start.
+
+        Returns the total seconds waited, so callers can report throttling.
+        """
+        waited = 0.0
+        while (delay := self._reserve()) > 0:
+            await asyncio.sleep(delay)
+            waited += delay
+        return waited
+
+    def acquire_sync(self) -> float:
+        """Blocking form of :meth:`acquire` for threads and sync code."""
+        waited = 0.0
+        while (delay := self._reserve()) > 0:
+            time.sleep(delay)
+            waited += delay
+        return waited
+
+    def in_window(self) -> int:
+        """How many requests started within the current window (for diagnostics)."""
+        with self._lock:
+            horizon = self._clock() - self.period
+            return sum(1 for t in self._starts if t > horizon)
+
+    def __repr__(self) -> str:
+        return f"RPMLimiter(max_rpm={self.max_rpm!r}, period={self.period!r})"

@@ -1,0 +1,265 @@
+"""Record real model exchanges once, replay them offline and deterministically.
+
+``RecordingLLM`` wraps any :class:`BaseLLM` and appends each request and its
+reply to a JSON-lines file; ``ReplayLLM`` answers from that file without a
+network, raising :class:`~crewgraph.errors.ReplayMismatchError` with a unified
+diff when the code now asks something different. This turns an expensive,
+flaky end-to-end run into a fast regression test, and the diff shows exactly
+which prompt changed. ``cassette(path, llm)`` picks the mode from whether the
+file exists.
+
+File format, one JSON object per line::
+
+    {"request": {"messages": [...], "tools": [{"name", "parameters"}],
+                 "response_model": {"name", "schema"} | null, "params": {...}},
+     "response": {"content", "tool_calls", "parsed", "usage", "model", "finish_reason"}
+                 | null,
+     "error": {"type", "message", "status_code"} | null,
+     "model": "..."}
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from crewgraph.errors import (
+    CrewGraphError,
+    LLMError,
+    LLMRateLimitError,
+    ReplayMismatchError,
+    StructuredOutputError,
+)
+from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+from crewgraph.outputs import UsageMetrics
+
+__all__ = ["RecordingLLM", "ReplayLLM", "cassette", "normalize_request"]
+
+_REPLAYABLE_ERRORS: dict[str, type[CrewGraphError]] = {
+    "LLMError": LLMError,
+    "LLMRateLimitError": LLMRateLimitError,
+    "StructuredOutputError": StructuredOutputError,
+}
+
+
+def normalize_request(
+    messages: list[dict[str, Any]],
+    tools: list[ToolSpec] | None,
+    response_model: type[BaseModel] | None,
+    kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    """The comparable, JSON-safe form of a request (callables such as ``emit`` dropped)."""
+    params = {
+        k: v for k, v in sorted(kwargs.items()) if not callable(v) and _json_safe(v)
+    }
+    return {
+        "messages": json.loads(json.dumps(messages, default=str)),
+        "tools": [{"name": t.name, "parameters": t.parameters} for t in tools or []],
+        "response_model": (
+            {"name": response_model.__name__, "schema": response_model.model_json_schema()}
+            if response_model is not None
+            else None
+        ),
+        "params": params,
+    }
+
+
+def _json_safe(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _response_to_json(response: LLMResponse) -> dict[str, Any]:
+    return {
+        "content": response.content,
+        "tool_calls": [tc.model_dump() for tc in response.tool_calls],
+        "parsed": response.parsed.model_dump(mode="json") if response.parsed is not None else None,
+        "usage": response.usage.model_dump(),
+        "model": response.model,
+        "finish_reason": response.finish_reason,
+    }
+
+
+class RecordingLLM(BaseLLM):
+    """Pass calls through to ``inner`` and append each exchange to ``path`` (JSON lines).
+
+    Failures that are crewgraph LLM errors are recorded too, so a replay
+    reproduces them. Safe to share between tasks and threads: each line is
+    written whole under a lock.
+    """
+
+    def __init__(self, inner: BaseLLM, path: str | Path) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.model = inner.model
+        self._lock = threading.Lock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def rate_limit_key(self) -> str:
+        return self.inner.rate_limit_key
+
+    def supports_function_calling(self) -> bool:
+        return self.inner.supports_function_calling()
+
+    async def acall(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        request = normalize_request(messages, tools, response_model, kwargs)
+        try:
+            response = await self.inner.acall(
+                messages, tools=tools, response_model=response_model, **kwargs
+            )
+        except CrewGraphError as exc:
+            error = {
+                "type": type(exc).__name__,
+                "message": str(exc),
+                "status_code": getattr(exc, "status_code", None),
+            }
+            self._append({"request": request, "response": None, "error": error, "model": self.model})
+            raise
+        self._append({
+            "request": request,
+            "response": _response_to_json(response),
+            "error": None,
+            "model": self.model,
+        })
+        return response
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+
+
+class ReplayLLM(BaseLLM):
+    """Answer from a recording made by :class:`RecordingLLM`, offline.
+
+    ``strict=True`` (default): calls must come in the recorded order and each
+    request must equal its recording, else ``ReplayMismatchError`` shows a
+    unified diff. ``strict=False``: a call takes the first unused recording
+    whose request is equal, else the next unused one in order (useful when
+    concurrent steps interleave differently or a prompt changed cosmetically).
+    Replayed ``parsed`` objects are re-validated into the requested model.
+    """
+
+    def __init__(self, path: str | Path, *, strict: bool = True) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"no LLM recording at {self.path}; record one with RecordingLLM")
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        self.records: list[dict[str, Any]] = [json.loads(line) for line in lines if line.strip()]
+        self.strict = strict
+        self.model = str(next((r["model"] for r in self.records if r.get("model")), "replay"))
+        self._used = [False] * len(self.records)
+        self._lock = threading.Lock()
+
+    @property
+    def remaining(self) -> int:
+        """Recorded exchanges not yet replayed."""
+        with self._lock:
+            return self._used.count(False)
+
+    async def acall(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        request = normalize_request(messages, tools, response_model, kwargs)
+        record = self._take(request)
+        if record.get("error"):
+            err = record["error"]
+            cls = _REPLAYABLE_ERRORS.get(err.get("type"), LLMError)
+            if cls is LLMError:
+                raise LLMError(err.get("message", ""), status_code=err.get("status_code"))
+            raise cls(err.get("message", ""))
+        data = record["response"]
+        parsed = None
+        if data.get("parsed") is not None and response_model is not None:
+            parsed = response_model.model_validate(data["parsed"])
+        return LLMResponse(
+            content=data.get("content"),
+            tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls") or []],
+            parsed=parsed,
+            usage=UsageMetrics(**(data.get("usage") or {})),
+            model=data.get("model"),
+            finish_reason=data.get("finish_reason"),
+        )
+
+    def _take(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            unused = [i for i, used in enumerate(self._used) if not used]
+            if not unused:
+                raise ReplayMismatchError(
+                    f"The recording {self.path} has no exchange left: all {len(self.records)} "
+                    "were replayed and the code made one more LLM call. Re-record it "
+                    "(delete the file, or use cassette(..., mode='record')).\n"
+                    f"Unexpected request:\n{_pretty(request)}"
+                )
+            chosen = unused[0]
+            if not self.strict:
+                chosen = next((i for i in unused if self.records[i]["request"] == request), chosen)
+            recorded = self.records[chosen]["request"]
+            if self.strict and recorded != request:
+                diff = "".join(difflib.unified_diff(
+                    _pretty(recorded).splitlines(keepends=True),
+                    _pretty(request).splitlines(keepends=True),
+                    fromfile=f"recorded (call #{chosen + 1})",
+                    tofile="requested",
+                ))
+                raise ReplayMismatchError(
+                    f"LLM call #{chosen + 1} differs from the recording in {self.path}:\n{diff}"
+                )
+            self._used[chosen] = True
+            return self.records[chosen]
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def cassette(
+    path: str | Path,
+    llm: BaseLLM | str | None = None,
+    *,
+    mode: Literal["auto", "record", "replay"] = "auto",
+    strict: bool = True,
+) -> BaseLLM:
+    """Record to ``path`` if it does not exist yet, else replay it.
+
+    ``mode="record"`` always re-records (the file is replaced); ``"replay"``
+    never touches the network. Recording needs ``llm`` (an LLM or model name).
+    """
+    from crewgraph.llm import as_llm
+
+    target = Path(path)
+    if mode not in ("auto", "record", "replay"):
+        raise ValueError(f"mode must be 'auto', 'record' or 'replay', got {mode!r}")
+    if mode == "replay" or (mode == "auto" and target.exists()):
+        return ReplayLLM(target, strict=strict)
+    inner = as_llm(llm)
+    if inner is None:
+        raise ValueError(
+            f"cassette({str(target)!r}) has nothing to replay yet and no llm to record with; "
+            "pass llm=LLM(...) (or a model name) to record it once."
+        )
+    if target.exists():
+        target.unlink()
+    return RecordingLLM(inner, target)

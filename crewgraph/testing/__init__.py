@@ -1,0 +1,56 @@
+"""Test helpers shipped with crewgraph: scripted models, a local OpenAI-compatible
+server, a network guard and (from the engine) ``run_node``.
+
+Nothing here needs a network or an API key. ``run_node`` is loaded on first
+access from ``crewgraph.testing.run_node``. The pytest fixtures live in
+``crewgraph.testing.pytest_plugin`` (auto-registered by the package).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.testing.fake_llm import (
+    FakeLLM,
+    FakeLLMExhaustedError,
+    FakeReply,
+    FakeRequest,
+    FakeToolCall,
+)
+from crewgraph.testing.network import NetworkBlockedError, network_blocked
+from crewgraph.testing.openai_server import (
+    OpenAICompatServer,
+    RecordedRequest,
+    ServerReply,
+    embedding_for,
+)
+
+if TYPE_CHECKING:
+    from crewgraph.testing.run_node import run_node
+
+__all__ = [
+    "FakeLLM",
+    "FakeLLMExhaustedError",
+    "FakeReply",
+    "FakeRequest",
+    "FakeToolCall",
+    "NetworkBlockedError",
+    "OpenAICompatServer",
+    "RecordedRequest",
+    "ServerReply",
+    "embedding_for",
+    "network_blocked",
+    "run_node",
+]
+
+_LAZY = {"run_node": "crewgraph.testing.run_node"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crewgraph.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

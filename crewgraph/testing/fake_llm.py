@@ -1,0 +1,245 @@
+"""``FakeLLM``: a scripted model for tests, with recorded prompts and estimated usage.
+
+Tests of agents, nodes and crews need a model that answers exactly what the
+test says, can fail on cue, and remembers what it was asked. ``FakeLLM`` is
+that: each call consumes the next scripted item. It implements the same
+:class:`~crewgraph.llm.base.BaseLLM` contract as the real client, so code
+under test cannot tell the difference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+from pydantic import BaseModel
+
+from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.structured import parse_model_output
+from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+from crewgraph.outputs import UsageMetrics
+
+__all__ = ["FakeLLM", "FakeLLMExhaustedError", "FakeReply", "FakeRequest", "FakeToolCall"]
+
+
+@dataclass(frozen=True)
+class FakeToolCall:
+    """A tool call the fake model makes. ``args`` as a str is sent verbatim (e.g. broken JSON)."""
+
+    name: str
+    args: dict[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+    def arguments_json(self) -> str:
+        return self.args if isinstance(self.args, str) else json.dumps(self.args)
+
+
+@dataclass
+class FakeRequest:
+    """One call the fake received: a copy of the messages, the tools and the response model."""
+
+    messages: list[dict[str, Any]]
+    tools: list[ToolSpec]
+    response_model: type[BaseModel] | None
+    kwargs: dict[str, Any]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    @property
+    def last_message(self) -> dict[str, Any] | None:
+        return self.messages[-1] if self.messages else None
+
+    @property
+    def prompt(self) -> str:
+        """All message contents joined, for ``assert "..." in request.prompt``."""
+        return "\n".join(str(m.get("content") or "") for m in self.messages)
+
+    def summary(self) -> str:
+        lines = [f"  [{m.get('role')}] {str(m.get('content') or '')[:300]}" for m in self.messages]
+        extra = []
+        if self.tools:
+            extra.append(f"  tools: {self.tool_names}")
+        if self.response_model is not None:
+            extra.append(f"  response_model: {self.response_model.__name__}")
+        return "\n".join(lines + extra)
+
+
+FakeReply: TypeAlias = Any
+"""A script item: str | FakeToolCall | list[FakeToolCall] | dict | BaseModel |
+BaseException | Callable[[FakeRequest], FakeReply]."""
+
+
+class FakeLLMExhaustedError(AssertionError):
+    """The script ran out: the code under test made more calls than the test expected."""
+
+
+class FakeLLM(BaseLLM):
+    """A :class:`BaseLLM` that replies from a script and records every request.
+
+    Script items: a ``str`` (text reply); a :class:`FakeToolCall` or a list of
+    them (tool calls in one turn); a dict ``{"content": ..., "tool_calls": [...]}``;
+    a pydantic instance (``parsed`` when a ``response_model`` is requested,
+    else its JSON as text); an exception instance or class (raised); or a
+    callable taking the :class:`FakeRequest` and returning any of these. When
+    a ``response_model`` is requested and the reply is text, it is parsed with
+    :func:`~crewgraph.llm.parse_model_output` like a text-only model's output.
+
+    When the script is exhausted ``default`` is used if given, else
+    :class:`FakeLLMExhaustedError` (an ``AssertionError``) shows the request.
+    Usage is estimated as ~4 characters per token (at least 1) so token
+    accounting is testable. ``latency`` seconds are awaited per call. Safe for
+    concurrent tasks and threads.
+    """
+
+    def __init__(
+        self,
+        responses: Iterable[FakeReply] | None = None,
+        *,
+        model: str = "fake",
+        latency: float = 0.0,
+        default: FakeReply | None = None,
+        function_calling: bool = True,
+    ) -> None:
+        self.model = model
+        self.latency = latency
+        self.default = default
+        self.calls: list[FakeRequest] = []
+        self._script: list[FakeReply] = list(responses or [])
+        self._function_calling = function_calling
+        self._lock = threading.Lock()
+        self._tool_counter = 0
+
+    # -- scripting ----------------------------------------------------------------
+    def add(self, *responses: FakeReply) -> FakeLLM:
+        """Append replies to the script; returns self for chaining."""
+        with self._lock:
+            self._script.extend(responses)
+        return self
+
+    @property
+    def remaining(self) -> int:
+        """Scripted replies not consumed yet."""
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def call_count(self) -> int:
+        with self._lock:
+            return len(self.calls)
+
+    @property
+    def last_request(self) -> FakeRequest | None:
+        with self._lock:
+            return self.calls[-1] if self.calls else None
+
+    def supports_function_calling(self) -> bool:
+        return self._function_calling
+
+    # -- the call -------------------------------------------------------------------
+    async def acall(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[ToolSpec] | None = None,
+        response_model: type[BaseModel] | None = None,
+        **kwargs: Any,
+    ) -> LLMResponse:
+        request = FakeRequest(
+            messages=[dict(m) for m in messages],
+            tools=list(tools or []),
+            response_model=response_model,
+            kwargs={k: v for k, v in kwargs.items() if k != "emit"},
+        )
+        with self._lock:
+            self.calls.append(request)
+            number = len(self.calls)
+            item = self._script.pop(0) if self._script else self.default
+        if item is None:
+            raise FakeLLMExhaustedError(
+                f"FakeLLM({self.model!r}) script is exhausted: call #{number} has no scripted "
+                f"reply (add more responses or pass default=...). The request was:\n"
+                f"{request.summary()}"
+            )
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        while callable(item) and not isinstance(item, (type, BaseModel)):
+            item = item(request)
+        return self._build(item, request)
+
+    def _build(self, item: FakeReply, request: FakeRequest) -> LLMResponse:
+        if isinstance(item, BaseException) or (
+            isinstance(item, type) and issubclass(item, BaseException)
+        ):
+            raise item
+        content: str | None = None
+        calls: list[FakeToolCall] = []
+        parsed: BaseModel | None = None
+        if isinstance(item, str):
+            content = item
+        elif isinstance(item, FakeToolCall):
+            calls = [item]
+        elif isinstance(item, list) and all(isinstance(c, FakeToolCall) for c in item):
+            calls = list(item)
+        elif isinstance(item, dict):
+            content = item.get("content")
+            calls = [_as_tool_call(c) for c in item.get("tool_calls") or []]
+        elif isinstance(item, BaseModel):
+            if request.response_model is not None:
+                parsed = (
+                    item
+                    if isinstance(item, request.response_model)
+                    else request.response_model.model_validate(item.model_dump())
+                )
+            content = item.model_dump_json()
+        else:
+            raise TypeError(f"FakeLLM cannot reply with {type(item).__name__}: {item!r}")
+        if request.response_model is not None and parsed is None and not calls:
+            parsed = parse_model_output(content, request.response_model)
+        tool_calls = [self._tool_call(c) for c in calls]
+        return LLMResponse(
+            content=content,
+            tool_calls=tool_calls,
+            parsed=parsed,
+            usage=_estimate_usage(request, content, tool_calls),
+            model=self.model,
+            finish_reason="tool_calls" if tool_calls else "stop",
+        )
+
+    def _tool_call(self, call: FakeToolCall) -> ToolCall:
+        with self._lock:
+            self._tool_counter += 1
+            number = self._tool_counter
+        return ToolCall(id=call.id or f"call_{number}", name=call.name, arguments=call.arguments_json())
+
+
+def _as_tool_call(value: Any) -> FakeToolCall:
+    if isinstance(value, FakeToolCall):
+        return value
+    if isinstance(value, dict):
+        args = value.get("args", value.get("arguments")) or {}
+        return FakeToolCall(name=value["name"], args=args, id=value.get("id"))
+    if isinstance(value, tuple) and len(value) == 2:
+        return FakeToolCall(name=value[0], args=value[1])
+    raise TypeError(f"not a tool call: {value!r}")
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _estimate_usage(request: FakeRequest, content: str | None, calls: list[ToolCall]) -> UsageMetrics:
+    prompt = _tokens("".join(str(m.get("content") or "") for m in request.messages))
+    completion = _tokens((content or "") + "".join(c.name + c.arguments for c in calls))
+    return UsageMetrics(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=prompt + completion,
+        successful_requests=1,
+    )
+

@@ -1,0 +1,405 @@
+"""A tiny OpenAI-compatible HTTP server for offline integration tests.
+
+It lets tests run the *real* ``openai`` SDK, instructor and crewgraph's retry
+logic end to end without a network model: replies are scripted, errors are
+injected with real status codes and ``Retry-After`` headers, and every request
+body is kept for assertions. Standard library only (``http.server`` on a
+background thread), so importing it costs nothing.
+
+Example::
+
+    with OpenAICompatServer([ServerReply.error(429, retry_after=0), "hello"]) as server:
+        llm = LLM(model="test", base_url=server.base_url, api_key="x")
+        assert llm.call("hi").content == "hello"
+        assert len(server.chat_requests) == 2
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["OpenAICompatServer", "RecordedRequest", "ServerReply", "embedding_for"]
+
+_UNSET: Any = object()
+
+
+@dataclass
+class ServerReply:
+    """One scripted answer to a ``/v1/chat/completions`` request.
+
+    Build them with the class methods: :meth:`text`, :meth:`tool_calls`,
+    :meth:`json`, :meth:`structured`, :meth:`error`, :meth:`disconnect`.
+    ``payload`` is set by :meth:`structured`. ``usage`` overrides the estimated token counts (keys ``prompt_tokens``,
+    ``completion_tokens``); ``cached_tokens`` is reported in
+    ``prompt_tokens_details``.
+    """
+
+    content: str | None = None
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    payload: Any = _UNSET
+    status: int = 200
+    error_message: str = ""
+    error_body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    usage: dict[str, int] | None = None
+    cached_tokens: int = 0
+    drop_connection: bool = False
+    finish_reason: str | None = None
+
+    @classmethod
+    def text(cls, content: str, **kw: Any) -> ServerReply:
+        """A plain assistant message."""
+        return cls(content=content, **kw)
+
+    @classmethod
+    def tool_calls(cls, *calls: tuple[str, dict[str, Any] | str], **kw: Any) -> ServerReply:
+        """Tool calls in one turn; each is ``(name, args)`` with args a dict or raw JSON text."""
+        encoded = [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in calls]
+        return cls(calls=encoded, **kw)
+
+    @classmethod
+    def json(cls, value: Any, **kw: Any) -> ServerReply:
+        """Content that is the JSON text of ``value``."""
+        return cls(content=json.dumps(value), **kw)
+
+    @classmethod
+    def structured(cls, value: Any, **kw: Any) -> ServerReply:
+        """What instructor expects in whatever mode it asked: a forced tool call or JSON text."""
+        return cls(payload=value, **kw)
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        message: str = "",
+        *,
+        retry_after: float | str | None = None,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> ServerReply:
+        """An HTTP error; ``body`` replaces the default OpenAI-style ``{"error": {...}}``."""
+        all_headers = dict(headers or {})
+        if retry_after is not None:
+            all_headers["Retry-After"] = str(retry_after)
+        return cls(
+            status=status,
+            error_message=message or f"injected error {status}",
+            error_body=body,
+            headers=all_headers,
+        )
+
+    @classmethod
+    def disconnect(cls) -> ServerReply:
+        """Close the connection without answering (a connection reset for the client)."""
+        return cls(drop_connection=True)
+
+
+ScriptItem = ServerReply | str | Callable[[dict[str, Any]], "ServerReply | str"]
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received: path, headers (lower-cased names) and JSON body."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+def embedding_for(text: str, dimension: int = 32) -> list[float]:
+    """The deterministic unit vector the server returns for ``text`` (for assertions)."""
+    values: list[float] = []
+    counter = 0
+    while len(values) < dimension:
+        digest = hashlib.sha256(f"{counter}:{text}".encode()).digest()
+        values.extend((b / 127.5) - 1.0 for b in digest)
+        counter += 1
+    vec = values[:dimension]
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+class OpenAICompatServer:
+    """OpenAI-compatible server on ``127.0.0.1`` (random port) in a background thread.
+
+    ``replies`` is the script for chat completions, consumed in order; items
+    are :class:`ServerReply`, plain strings (text replies) or callables taking
+    the request body and returning either. When the script is exhausted,
+    ``default`` is used if given, else the request fails with a 400 saying so.
+    ``supports_tools=False`` rejects requests carrying ``tools`` (400, without
+    consuming the script), ``supports_json_schema=False`` does the same for
+    ``response_format`` of type ``json_schema``; both exercise fallbacks.
+    Use as a context manager, or call :meth:`start`/:meth:`stop`.
+    """
+
+    def __init__(
+        self,
+        replies: Iterable[ScriptItem] = (),
+        *,
+        supports_tools: bool = True,
+        supports_json_schema: bool = True,
+        embedding_dim: int = 32,
+        model: str = "crewgraph-test",
+        default: ScriptItem | None = None,
+    ) -> None:
+        self.supports_tools = supports_tools
+        self.supports_json_schema = supports_json_schema
+        self.embedding_dim = embedding_dim
+        self.model = model
+        self.default = default
+        self.log: list[RecordedRequest] = []
+        self._script: list[ScriptItem] = list(replies)
+        self._lock = threading.Lock()
+        self._counter = 0
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------
+    def start(self) -> OpenAICompatServer:
+        """Bind a free port and serve in a daemon thread (idempotent)."""
+        if self._httpd is None:
+            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+            self._httpd.daemon_threads = True
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, name="OpenAICompatServer", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> OpenAICompatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("OpenAICompatServer is not started; use it as a context manager")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``, ready for ``LLM(base_url=...)``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- scripting and inspection ---------------------------------------------
+    def add(self, *replies: ScriptItem) -> None:
+        """Append replies to the script (thread-safe)."""
+        with self._lock:
+            self._script.extend(replies)
+
+    @property
+    def remaining(self) -> int:
+        """Scripted replies not yet used."""
+        with self._lock:
+            return len(self._script)
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request body received (chat completions and embeddings), in order."""
+        with self._lock:
+            return [r.body for r in self.log]
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of ``/chat/completions`` requests only."""
+        with self._lock:
+            return [r.body for r in self.log if r.path.endswith("/chat/completions")]
+
+    # -- request handling (called on server threads) ---------------------------
+    def _record(self, method: str, path: str, headers: dict[str, str], body: dict[str, Any]) -> int:
+        with self._lock:
+            self.log.append(RecordedRequest(method, path, headers, body))
+            self._counter += 1
+            return self._counter
+
+    def _next_reply(self, body: dict[str, Any], number: int) -> ServerReply:
+        with self._lock:
+            item = self._script.pop(0) if self._script else self.default
+        if item is None:
+            return ServerReply.error(
+                400, f"OpenAICompatServer: no scripted reply left for request #{number}"
+            )
+        if callable(item) and not isinstance(item, ServerReply):
+            item = item(body)
+        return ServerReply.text(item) if isinstance(item, str) else item
+
+    def _chat(self, body: dict[str, Any], number: int) -> tuple[int, dict[str, str], Any] | None:
+        """Status, headers and payload for a chat request; None means drop the connection."""
+        if body.get("tools") and not self.supports_tools:
+            return _error(400, "This model does not support tools (tool calling is disabled).")
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema" and not self.supports_json_schema:
+            return _error(400, "response_format of type json_schema is not supported.")
+        if body.get("stream"):
+            return _error(400, "OpenAICompatServer does not implement streaming.")
+        reply = self._next_reply(body, number)
+        if reply.drop_connection:
+            return None
+        if reply.status >= 400:
+            status, headers, payload = _error(reply.status, reply.error_message, reply.error_body)
+            return status, {**headers, **reply.headers}, payload
+        return 200, reply.headers, self._completion(body, reply, number)
+
+    def _completion(self, body: dict[str, Any], reply: ServerReply, number: int) -> dict[str, Any]:
+        content, calls = reply.content, list(reply.calls)
+        if reply.payload is not _UNSET:
+            forced = _forced_tool_name(body)
+            if forced is not None:
+                calls = [(forced, json.dumps(reply.payload))]
+            else:
+                content = json.dumps(reply.payload)
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if calls:
+            message["tool_calls"] = [
+                {"id": f"call_{number}_{i}", "type": "function",
+                 "function": {"name": name, "arguments": args}}
+                for i, (name, args) in enumerate(calls)
+            ]
+        produced = (content or "") + "".join(a for _, a in calls)
+        prompt = max(1, len(json.dumps(body.get("messages", []))) // 4)
+        completion = max(1, len(produced) // 4)
+        if reply.usage:
+            prompt = reply.usage.get("prompt_tokens", prompt)
+            completion = reply.usage.get("completion_tokens", completion)
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        if reply.cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
+        return {
+            "id": f"chatcmpl-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [{
+                "index": 0,
+                "message": message,
+                "finish_reason": reply.finish_reason or ("tool_calls" if calls else "stop"),
+            }],
+            "usage": usage,
+        }
+
+    def _embeddings(self, body: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        raw = body.get("input", [])
+        texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
+        dim = int(body.get("dimensions") or self.embedding_dim)
+        as_base64 = body.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(texts):
+            vec = embedding_for(text, dim)
+            encoded: Any = (
+                base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode() if as_base64 else vec
+            )
+            data.append({"object": "embedding", "index": i, "embedding": encoded})
+        tokens = max(1, sum(len(t) for t in texts) // 4)
+        return 200, {}, {
+            "object": "list",
+            "data": data,
+            "model": body.get("model") or self.model,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+    def _models(self) -> tuple[int, dict[str, str], Any]:
+        return 200, {}, {"object": "list", "data": [
+            {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
+        ]}
+
+
+def _forced_tool_name(body: dict[str, Any]) -> str | None:
+    """The function name a request forces with ``tool_choice`` (instructor TOOLS mode)."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        name = (choice.get("function") or {}).get("name")
+        return str(name) if name else None
+    tools = body.get("tools") or []
+    if choice == "required" and len(tools) == 1:
+        return str(tools[0]["function"]["name"])
+    return None
+
+
+def _error(status: int, message: str, body: Any = None) -> tuple[int, dict[str, str], Any]:
+    if body is None:
+        kind = "rate_limit_error" if status == 429 else (
+            "server_error" if status >= 500 else "invalid_request_error"
+        )
+        body = {"error": {"message": message, "type": kind, "param": None, "code": status}}
+    return status, {}, body
+
+
+def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
+    class _Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+            return
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(*server._models())
+            else:
+                self._send(*_error(404, f"unknown path {self.path}"))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                self._send(*_error(400, "request body is not JSON"))
+                return
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            number = server._record("POST", self.path, headers, body)
+            try:
+                self._dispatch(body, number)
+            except Exception as exc:  # a bug in a scripted callable: answer, don't hang
+                self._send(*_error(500, f"OpenAICompatServer: {type(exc).__name__}: {exc}"))
+
+        def _dispatch(self, body: dict[str, Any], number: int) -> None:
+            path = self.path.split("?", 1)[0].rstrip("/")
+            if path.endswith("/chat/completions"):
+                result = server._chat(body, number)
+                if result is None:
+                    self.close_connection = True
+                    return
+                self._send(*result)
+            elif path.endswith("/embeddings"):
+                self._send(*server._embeddings(body))
+            else:
+                self._send(*_error(404, f"unknown path {self.path}"))
+
+        def _send(self, status: int, headers: dict[str, str], payload: Any) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return _Handler
