@@ -7,19 +7,32 @@ for in a turn (the scheduler runs them concurrently), then reads each
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.policies import RetryPolicy
 from crewgraph.llm.types import ToolCall
+from crewgraph.tools._errors import RetryableToolError
 
 if TYPE_CHECKING:
     from crewgraph.tools.base_tool import BaseTool
 
-__all__ = ["ToolCallNode", "ToolCallOutcome", "ToolTemplateNode"]
+__all__ = ["TOOL_RETRY_POLICY", "ToolCallNode", "ToolCallOutcome", "ToolTemplateNode"]
+
+TOOL_RETRY_POLICY = RetryPolicy(
+    max_attempts=3,
+    initial_delay=0.2,
+    max_delay=2.0,
+    retry_on=(RetryableToolError,),
+)
+"""Default for tool calls: only a ``ToolFailure(retryable=True)`` is retried (3 attempts,
+short backoff). Exceptions become text for the model instead, and the ``raise``
+policy's ``ToolExecutionFailedError`` is fatal, so neither is retried here."""
 
 
 class ToolCallOutcome(BaseModel):
@@ -67,11 +80,14 @@ class ToolCallNode(Node):
     ``tool`` is None when the model named a tool the agent does not have
     (``available`` lists the names it does have, for the message back).
     ``policies`` is the failure-policy chain after the tool's own:
-    (task, agent, crew); the first non-None wins, default warn.
+    (task, agent, crew); the first non-None wins, default warn. ``cache`` is
+    the agent's/crew's cache switch (each tool's ``cache_function`` still
+    decides per result). ``retry`` defaults to :data:`TOOL_RETRY_POLICY`.
     """
 
     kind: ClassVar[str] = "tool"
 
+    retry: RetryPolicy = field(default=TOOL_RETRY_POLICY)
     call: ToolCall
     tool: BaseTool | None
     available: tuple[str, ...] = ()
@@ -84,7 +100,43 @@ class ToolCallNode(Node):
         from crewgraph.tools._invoke import invoke_tool_call
 
         outcome = await invoke_tool_call(self, ctx)
-        return NodeResult(output=outcome, info={"tool": self.call.name, "failed": outcome.failure is not None})
+        info = {
+            "tool": outcome.tool_name,
+            "failed": outcome.failure is not None,
+            "from_cache": outcome.from_cache,
+        }
+        return NodeResult(output=outcome, info=info)
+
+    @classmethod
+    def for_call(
+        cls,
+        call: ToolCall,
+        tools: Iterable[BaseTool],
+        *,
+        id: str,
+        agent_role: str | None = None,
+        task_name: str | None = None,
+        policies: tuple[Any, ...] = (),
+        cache: bool = True,
+        **options: Any,
+    ) -> ToolCallNode:
+        """The node for ``call`` given the agent's tools: finds the tool the model named
+        (exact or sanitized name) and lists the spec names for the "unknown tool" reply."""
+        from crewgraph.tools._names import find_tool, sanitize_tool_name
+
+        pool = list(tools)
+        return cls(
+            id=id,
+            label=options.pop("label", "") or call.name,
+            call=call,
+            tool=find_tool(pool, call.name),
+            available=tuple(sanitize_tool_name(t.name) for t in pool),
+            agent_role=agent_role,
+            task_name=task_name,
+            policies=policies,
+            cache=cache,
+            **options,
+        )
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()

@@ -1,0 +1,46 @@
+"""Tools agents can call: ``BaseTool``, ``@tool``, failures and their policy, adapters.
+
+Importing this package stays light (no HTTP, HTML or document libraries);
+ready-made tools live in :mod:`crewgraph.toolkit`.
+"""
+
+from crewgraph.errors import ToolExecutionFailedError
+from crewgraph.tools._names import find_tool, sanitize_tool_name
+from crewgraph.tools._registry import coerce_tool, registered_tool_types, tool_from_dict
+from crewgraph.tools.adapters import (
+    JSONSchemaTool,
+    LangChainToolAdapter,
+    from_function_schema,
+    from_langchain,
+)
+from crewgraph.tools.base_tool import BaseTool
+from crewgraph.tools.function_tool import StructuredTool, Tool, tool
+from crewgraph.tools.tool_failure import (
+    ToolFailure,
+    ToolFailurePolicy,
+    ToolFailureReason,
+    ToolFailureRecord,
+    resolve_failure_policy,
+)
+
+__all__ = [
+    "BaseTool",
+    "JSONSchemaTool",
+    "LangChainToolAdapter",
+    "StructuredTool",
+    "Tool",
+    "ToolExecutionFailedError",
+    "ToolFailure",
+    "ToolFailurePolicy",
+    "ToolFailureReason",
+    "ToolFailureRecord",
+    "coerce_tool",
+    "find_tool",
+    "from_function_schema",
+    "from_langchain",
+    "registered_tool_types",
+    "resolve_failure_policy",
+    "sanitize_tool_name",
+    "tool",
+    "tool_from_dict",
+]

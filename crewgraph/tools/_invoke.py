@@ -1,0 +1,184 @@
+"""One tool call, start to finish: the body of ``ToolCallNode.run``.
+
+Everything that can go wrong with a call the model made is turned into text
+the model can act on (unknown tool, bad arguments, usage limit, a raised
+exception, a reported :class:`ToolFailure`), and, unless the failure policy is
+``ignore``, into a :class:`ToolFailureRecord`. A retryable reported failure is
+handed to the scheduler's retry loop first; the ``raise`` policy aborts the
+run with :class:`ToolExecutionFailedError` after the failure event is out.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from crewgraph.errors import ToolExecutionFailedError
+from crewgraph.events.tool_events import (
+    ToolFailureDetectedEvent,
+    ToolUsageErrorEvent,
+    ToolUsageFinishedEvent,
+    ToolUsageStartedEvent,
+)
+from crewgraph.nodes.tool_call import ToolCallOutcome
+from crewgraph.tools import _cache, _messages
+from crewgraph.tools._errors import RetryableToolError
+from crewgraph.tools.tool_failure import (
+    ToolFailure,
+    ToolFailurePolicy,
+    ToolFailureReason,
+    ToolFailureRecord,
+    resolve_failure_policy,
+)
+
+if TYPE_CHECKING:
+    from crewgraph.graph.context import NodeContext
+    from crewgraph.nodes.tool_call import ToolCallNode
+
+__all__ = ["invoke_tool_call"]
+
+
+@dataclass
+class _Call:
+    """The facts of one call shared by every exit path."""
+
+    node: ToolCallNode
+    ctx: NodeContext
+    args: dict[str, Any] | str
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def tool_name(self) -> str:
+        return self.node.tool.name if self.node.tool is not None else self.node.call.name
+
+    def event_fields(self) -> dict[str, Any]:
+        return {
+            "tool_name": self.tool_name,
+            "tool_args": self.args,
+            "agent_role": self.node.agent_role,
+            "task_name": self.node.task_name,
+        }
+
+    def finished(self, text: str, *, failure: ToolFailure | None = None, from_cache: bool = False) -> None:
+        self.ctx.emit(
+            ToolUsageFinishedEvent(
+                **self.event_fields(),
+                output=text,
+                from_cache=from_cache,
+                duration_ms=(time.perf_counter() - self.started) * 1000.0,
+                failure=failure,
+            )
+        )
+
+    def outcome(self, text: str, **extra: Any) -> ToolCallOutcome:
+        return ToolCallOutcome(call_id=self.node.call.id, tool_name=self.tool_name, text=text, **extra)
+
+
+async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutcome:
+    """Run ``node.call`` against ``node.tool`` and say what the model should read."""
+    try:
+        parsed: dict[str, Any] | None = node.call.parsed_arguments()
+        problem = ""
+    except ValueError as exc:
+        parsed, problem = None, str(exc)
+    call = _Call(node=node, ctx=ctx, args=parsed if parsed is not None else node.call.arguments)
+    ctx.emit(ToolUsageStartedEvent(**call.event_fields()))
+
+    tool = node.tool
+    if tool is None:
+        message = _messages.unknown_tool_message(node.call.name, node.available)
+        return _failed(call, ToolFailure(message=message, code="unknown_tool", reason=ToolFailureReason.UNKNOWN_TOOL))
+    params = tool.to_spec().parameters
+    if parsed is None:
+        message = _messages.invalid_json_message(tool.name, problem, params)
+        return _failed(call, _invalid(message))
+    try:
+        kwargs = tool.validate_arguments(parsed)
+    except ValidationError as exc:
+        return _failed(call, _invalid(_messages.validation_message(tool.name, exc, params)))
+
+    key = _cache.cache_key(tool.name, kwargs)
+    if node.cache:
+        hit = _cache.lookup(ctx.state, key)
+        if hit is not None:
+            call.finished(hit[0], from_cache=True)
+            return call.outcome(hit[0], raw=hit[1], from_cache=True, result_as_answer=tool.result_as_answer)
+
+    if not tool._reserve_use():
+        message = _messages.usage_limit_message(tool.name, tool.max_usage_count)
+        failure = ToolFailure(
+            message=message, code="usage_limit_exceeded", reason=ToolFailureReason.USAGE_LIMIT_EXCEEDED
+        )
+        return _failed(call, failure)
+
+    try:
+        raw = await tool._execute((), kwargs)
+        text = raw.as_agent_message() if isinstance(raw, ToolFailure) else tool.format_output_for_agent(raw)
+    except Exception as exc:
+        ctx.emit(ToolUsageErrorEvent(**call.event_fields(), error=f"{type(exc).__name__}: {exc}"))
+        failure = ToolFailure(
+            message=_messages.exception_message(tool.name, exc),
+            code=type(exc).__name__,
+            reason=ToolFailureReason.EXCEPTION,
+            details={"exception_type": f"{type(exc).__module__}.{type(exc).__qualname__}"},
+        )
+        return _failed(call, failure)
+
+    if isinstance(raw, ToolFailure):
+        if raw.retryable and ctx.attempt < node.retry.max_attempts:
+            tool._release_use()  # a retried call is still one use
+            call.finished(text, failure=raw)
+            raise RetryableToolError(tool.name, raw, ctx.attempt)
+        return _failed(call, raw, raw=raw)
+
+    if node.cache:
+        _cache.store(ctx.state, key, kwargs, (text, raw), tool.cache_function)
+    call.finished(text)
+    return call.outcome(text, raw=raw, result_as_answer=tool.result_as_answer)
+
+
+def _invalid(message: str) -> ToolFailure:
+    return ToolFailure(message=message, code="invalid_arguments", reason=ToolFailureReason.INVALID_ARGUMENTS)
+
+
+def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOutcome:
+    """Apply the failure policy: ignore -> nothing; warn -> record + event; raise -> and abort."""
+    node, ctx = call.node, call.ctx
+    text = failure.as_agent_message()
+    own = node.tool.tool_failure_policy if node.tool is not None else None
+    policy = resolve_failure_policy((own, *node.policies))
+    if policy is ToolFailurePolicy.IGNORE:
+        call.finished(text)
+        return call.outcome(text, raw=raw)
+
+    record = ToolFailureRecord(
+        tool_name=call.tool_name,
+        failure=failure,
+        arguments=call.args,
+        agent_role=node.agent_role,
+        task_name=node.task_name,
+        policy=policy,
+        call_id=node.call.id,
+        attempts=max(1, ctx.attempt),
+    )
+    call.finished(text, failure=failure)
+    ctx.emit(
+        ToolFailureDetectedEvent(
+            tool_name=call.tool_name,
+            failure=failure,
+            policy=policy.value,
+            agent_role=node.agent_role,
+            task_name=node.task_name,
+        )
+    )
+    if policy is ToolFailurePolicy.RAISE:
+        task = f"task {node.task_name!r}" if node.task_name else "its task"
+        raise ToolExecutionFailedError(
+            f"Tool {call.tool_name!r} failed in {task} ({failure.reason.value}) under the "
+            f"'raise' tool failure policy: {failure.message}",
+            record=record,
+        )
+    return call.outcome(text, raw=raw, failure=record)

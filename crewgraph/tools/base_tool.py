@@ -1,0 +1,270 @@
+"""BaseTool: a pydantic model with a ``_run`` method the model can call.
+
+A tool describes itself to the model (``to_spec``: name, description, JSON
+Schema of its arguments, derived from ``_run``'s signature unless
+``args_schema`` is given) and runs in two ways: directly from Python
+(``run``/``arun``, returning the tool's own value) and as a ``tool`` node when
+a model asks for it (``crewgraph.tools._invoke``: validation, caching, usage
+limits, failure policy, events). ``_run`` may be sync or async either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import threading
+import typing
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    model_serializer,
+)
+
+from crewgraph.llm.types import ToolSpec
+from crewgraph.tools._names import sanitize_tool_name
+from crewgraph.tools._schema import schema_from_callable, spec_parameters
+from crewgraph.tools._sync import resolve_sync
+from crewgraph.tools.tool_failure import ToolFailure, ToolFailurePolicy
+
+__all__ = ["BaseTool"]
+
+_TOOL_TYPE_REGISTRY: dict[str, type[BaseTool]] = {}
+"""Every BaseTool subclass by ``module.qualname``, so a serialized tool can be rebuilt."""
+
+_USAGE_LOCK = threading.Lock()
+"""Guards usage counters: parallel calls of one tool must not both take the last use."""
+
+
+class _ArgsSchemaPlaceholder(BaseModel):
+    """Marks "derive the args schema from ``_run``" (replaced in ``model_post_init``)."""
+
+
+def _default_cache_function(_args: Any = None, _result: Any = None) -> bool:
+    """Cache every successful result (CrewAI's default)."""
+    return True
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    return str(value)
+
+
+def _is_async_callable(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 - async callable objects
+    )
+
+
+def _ref(obj: Any) -> str | None:
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        return None
+    return f"{module}:{qualname}"
+
+
+class BaseTool(BaseModel, ABC):
+    """Subclass and implement ``_run`` (sync or ``async def``).
+
+    Fields follow CrewAI: ``name``, ``description`` (tell the model how, when
+    and why to use the tool), ``args_schema`` (built from ``_run`` if not
+    given), ``result_schema`` (pydantic model of the result; inferred from
+    ``_run``'s return annotation), ``cache_function(args, result) -> bool``
+    (whether a result may be cached), ``result_as_answer`` (the result ends the
+    agent's task), ``max_usage_count``/``current_usage_count`` and
+    ``tool_failure_policy`` (most specific level of the failure policy chain).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str = Field(description="The unique name of the tool")
+    description: str = Field(description="Used to tell the model how/when/why to use the tool.")
+    args_schema: type[BaseModel] = Field(default=_ArgsSchemaPlaceholder, validate_default=False)
+    result_schema: type[BaseModel] | None = Field(default=None)
+    cache_function: Callable[..., Any] = Field(default=_default_cache_function)
+    result_as_answer: bool = Field(default=False)
+    max_usage_count: int | None = Field(default=None, ge=0)
+    current_usage_count: int = Field(default=0, ge=0)
+    tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
+
+    _reference_fields: ClassVar[tuple[str, ...]] = ("args_schema", "result_schema", "cache_function")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _TOOL_TYPE_REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.args_schema is _ArgsSchemaPlaceholder:
+            self.args_schema = schema_from_callable(self._signature_target(), self.name)
+        if self.result_schema is None:
+            self.result_schema = self._infer_result_schema()
+
+    # subclass API -------------------------------------------------------
+    @abstractmethod
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        """The tool's logic; may be ``async def``. Return a value or a :class:`ToolFailure`."""
+
+    def _signature_target(self) -> Callable[..., Any]:
+        """The callable whose signature defines the arguments (``_run``, or a wrapped function)."""
+        return self._run
+
+    def format_output_for_agent(self, raw_result: object) -> str:
+        """The text the model reads for ``raw_result``; override for Markdown or short text.
+
+        Default: a :class:`ToolFailure` renders its message, pydantic results
+        and dicts/lists become JSON (a dict is first validated against
+        ``result_schema`` when there is one), anything else ``str()``.
+        """
+        if isinstance(raw_result, ToolFailure):
+            return raw_result.as_agent_message()
+        if isinstance(raw_result, BaseModel):
+            return raw_result.model_dump_json()
+        if isinstance(raw_result, dict) and self.result_schema is not None:
+            try:
+                return self.result_schema.model_validate(raw_result).model_dump_json()
+            except ValueError:
+                pass
+        if isinstance(raw_result, dict | list | tuple):
+            return json.dumps(raw_result, ensure_ascii=False, default=_json_default)
+        return str(raw_result)
+
+    # calling ------------------------------------------------------------
+    @property
+    def is_async(self) -> bool:
+        """True when ``_run`` (or the wrapped function) is a coroutine function."""
+        return _is_async_callable(self._signature_target())
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the tool from Python and return its own value (a pydantic object stays one).
+
+        Works for async tools too, from plain sync code and from sync code
+        running inside an event loop. Arguments are passed through as given
+        (validation is for the model's calls). Counts one use.
+        """
+        result = self._call_run(args, kwargs)
+        if inspect.isawaitable(result):
+            result = resolve_sync(result)
+        self._count_use()
+        return result
+
+    async def arun(self, *args: Any, **kwargs: Any) -> Any:
+        """Async form of :meth:`run`: awaits async tools, runs sync ones in a worker thread."""
+        result = await self._execute(args, kwargs)
+        self._count_use()
+        return result
+
+    async def _execute(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run ``_run`` without counting a use; sync tools go to a thread so calls overlap."""
+        if self.is_async:
+            result = self._call_run(args, kwargs)
+        else:
+            result = await asyncio.to_thread(self._call_run, args, kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def _call_run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return self._run(*args, **kwargs)
+
+    # model-facing -------------------------------------------------------
+    def to_spec(self) -> ToolSpec:
+        """The tool as the model sees it (name sanitized for function calling)."""
+        return ToolSpec(
+            name=sanitize_tool_name(self.name),
+            description=self.description,
+            parameters=self._spec_parameters(),
+        )
+
+    def _spec_parameters(self) -> dict[str, Any]:
+        return spec_parameters(self.args_schema)
+
+    def validate_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Validate a model's arguments; returns the keyword arguments for ``_run``.
+
+        Raises ``pydantic.ValidationError`` (naming each bad field) on mismatch.
+        Values keep their validated types (nested models stay model instances).
+        """
+        validated = self.args_schema.model_validate(arguments)
+        kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+        kwargs.update(validated.model_extra or {})
+        return kwargs
+
+    # usage limits -------------------------------------------------------
+    @property
+    def usage_limit_reached(self) -> bool:
+        return self.max_usage_count is not None and self.current_usage_count >= self.max_usage_count
+
+    def _count_use(self) -> None:
+        with _USAGE_LOCK:
+            self.current_usage_count += 1
+
+    def _reserve_use(self) -> bool:
+        """Take one use if the limit allows (atomically, for parallel calls)."""
+        with _USAGE_LOCK:
+            if self.usage_limit_reached:
+                return False
+            self.current_usage_count += 1
+            return True
+
+    def _release_use(self) -> None:
+        """Give back a use taken by a call that will be retried."""
+        with _USAGE_LOCK:
+            self.current_usage_count = max(0, self.current_usage_count - 1)
+
+    def reset_usage(self) -> None:
+        """Start counting uses from zero again (e.g. between kickoffs)."""
+        with _USAGE_LOCK:
+            self.current_usage_count = 0
+
+    # serialization ------------------------------------------------------
+    @field_serializer("args_schema", "result_schema", "cache_function", when_used="json")
+    def _serialize_reference(self, value: Any) -> str | None:
+        if value is None or value is _default_cache_function:
+            return None
+        return _ref(value)
+
+    @model_serializer(mode="wrap")
+    def _serialize_with_type(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        data["tool_type"] = f"{type(self).__module__}.{type(self).__qualname__}"
+        return data
+
+    @classmethod
+    def from_langchain(cls, tool: Any) -> BaseTool:
+        """Wrap a LangChain-style tool (duck-typed; LangChain itself is never imported)."""
+        from crewgraph.tools.adapters import from_langchain
+
+        return from_langchain(tool)
+
+    def _infer_result_schema(self) -> type[BaseModel] | None:
+        try:
+            hints = typing.get_type_hints(self._signature_target())
+        except Exception:
+            return None
+        ret = hints.get("return")
+        if isinstance(ret, type) and issubclass(ret, BaseModel) and not issubclass(ret, ToolFailure):
+            return ret
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def __getattr__(name: str) -> Any:
+    # CrewAI code imports Tool and tool from base_tool; they live in function_tool
+    # (which imports this module), so they are resolved on first access.
+    if name in ("Tool", "tool"):
+        from crewgraph.tools import function_tool
+
+        return getattr(function_tool, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
