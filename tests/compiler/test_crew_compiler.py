@@ -1,0 +1,160 @@
+"""Crew -> ExecutionGraph: node kinds, edges, and every validation error naming its task."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+from pydantic import BaseModel
+
+from crewgraph import Agent, CompileError, Crew, CrewGraphError, Process, Task
+from crewgraph.tools import tool
+
+
+@tool("Search")
+def search(query: str) -> str:
+    """Search the web for a query."""
+    return query
+
+
+class Report(BaseModel):
+    title: str
+
+
+def good(output: object) -> tuple[bool, object]:
+    return True, output
+
+
+@pytest.fixture
+def agents() -> tuple[Agent, Agent]:
+    return (
+        Agent(role="Researcher", goal="research", backstory="b", tools=[search]),
+        Agent(role="Writer", goal="write", backstory="b"),
+    )
+
+
+def kinds(g: nx.DiGraph) -> dict[str, str]:
+    return {n: d["kind"] for n, d in g.nodes(data=True)}
+
+
+def test_graph_has_typed_nodes_and_edges(agents: tuple[Agent, Agent]) -> None:
+    r, w = agents
+    t1 = Task(name="research", description="Research", expected_output="notes", agent=r)
+    t2 = Task(name="write", description="Write", expected_output="post", agent=w,
+              output_pydantic=Report, guardrail=good)
+    plan = Crew(agents=[r, w], tasks=[t1, t2]).compile()
+    g = plan.graph
+    assert isinstance(g, nx.DiGraph)
+    assert kinds(g) == {
+        "t1_research.agent": "agent_step",
+        "t1_research.tool.search": "tool",
+        "t2_write.agent": "agent_step",
+        "t2_write.convert": "convert",
+        "t2_write.guardrail1": "guardrail",
+    }
+    for nid in g.nodes:
+        assert g.nodes[nid]["node"].id == nid
+    edges = {(u, v): k for u, v, k in g.edges(data="kind")}
+    assert edges == {
+        ("t1_research.agent", "t1_research.tool.search"): "may_call",
+        ("t1_research.agent", "t2_write.agent"): "context",
+        ("t2_write.agent", "t2_write.convert"): "convert",
+        ("t2_write.convert", "t2_write.guardrail1"): "guardrail",
+    }
+    assert nx.is_directed_acyclic_graph(g)
+    assert plan.meta["final"] == "t2_write.guardrail1"
+
+
+def test_sequential_async_tasks_overlap_until_needed(agents: tuple[Agent, Agent]) -> None:
+    r, w = agents
+    a1 = Task(name="a1", description="A1", expected_output="x", agent=r, async_execution=True)
+    a2 = Task(name="a2", description="A2", expected_output="x", agent=r, async_execution=True)
+    s = Task(name="s", description="S", expected_output="x", agent=w)
+    g = Crew(agents=[r, w], tasks=[a1, a2, s]).compile().graph
+    assert not g.has_edge("t1_a1.agent", "t2_a2.agent")
+    assert g.has_edge("t1_a1.agent", "t3_s.agent") and g.has_edge("t2_a2.agent", "t3_s.agent")
+
+
+def test_parallel_process_orders_only_by_context(agents: tuple[Agent, Agent]) -> None:
+    r, w = agents
+    t1 = Task(name="one", description="1", expected_output="x", agent=r)
+    t2 = Task(name="two", description="2", expected_output="x", agent=r)
+    t3 = Task(name="three", description="3", expected_output="x", agent=w, context=[t1])
+    g = Crew(agents=[r, w], tasks=[t1, t2, t3], process=Process.parallel).compile().graph
+    execution = [(u, v) for u, v, k in g.edges(data="kind") if k != "may_call"]
+    assert execution == [("t1_one.agent", "t3_three.agent")]
+
+
+def test_explicit_empty_context_sees_nothing_but_keeps_order(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    t1 = Task(name="one", description="1", expected_output="x", agent=r)
+    t2 = Task(name="two", description="2", expected_output="x", agent=r, context=[])
+    plan = Crew(agents=[r], tasks=[t1, t2]).compile()
+    assert plan.graph.edges["t1_one.agent", "t2_two.agent"]["kind"] == "order"
+    assert plan.node("t2_two.agent").context_nodes == ()  # type: ignore[attr-defined]
+
+
+def test_cycle_through_context_is_named(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    t1 = Task(name="one", description="1", expected_output="x", agent=r)
+    t2 = Task(name="two", description="2", expected_output="x", agent=r, context=[t1])
+    t1.context = [t2]
+    with pytest.raises(CompileError, match=r"cycle through `context`: task 'one' -> task 'two' -> task 'one'"):
+        Crew(agents=[r], tasks=[t1, t2], process=Process.parallel).compile()
+
+
+def test_context_task_not_in_crew(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    outside = Task(name="outside", description="o", expected_output="x", agent=r)
+    t1 = Task(name="one", description="1", expected_output="x", agent=r, context=[outside])
+    with pytest.raises(CompileError) as info:
+        Crew(agents=[r], tasks=[t1]).compile()
+    assert info.value.task == "task 'one'"
+    assert "'outside' in its context, but that task is not in the crew" in str(info.value)
+
+
+def test_task_without_agent_in_sequential_crew() -> None:
+    with pytest.raises(CompileError, match=r"task #1 \('Do it'\) has no agent"):
+        Crew(tasks=[Task(description="Do it", expected_output="x")]).compile()
+
+
+def test_missing_placeholders_are_named(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    t = Task(name="t", description="About {topic} in {year}", expected_output="x", agent=r)
+    crew = Crew(agents=[r], tasks=[t])
+    crew.compile()  # without inputs: placeholders are not checked
+    with pytest.raises(CompileError, match=r"task 't' uses \{year\} but the kickoff inputs do not provide it"):
+        crew.compile({"topic": "AI"})
+
+
+def test_hierarchical_without_manager(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    crew = Crew(agents=[r], tasks=[Task(description="d", expected_output="x", agent=r)],
+                process=Process.hierarchical)
+    with pytest.raises(CompileError, match="needs `manager_llm` or `manager_agent`"):
+        crew.compile()
+
+
+def test_all_problems_reported_together(agents: tuple[Agent, Agent]) -> None:
+    t1 = Task(description="no agent {x}", expected_output="x")
+    t2 = Task(description="also none", expected_output="x")
+    with pytest.raises(CompileError) as info:
+        Crew(tasks=[t1, t2]).compile({})
+    assert len(info.value.problems) == 3
+    assert isinstance(info.value, CrewGraphError)
+
+
+def test_kickoff_validates_before_any_llm_call(agents: tuple[Agent, Agent]) -> None:
+    from crewgraph.testing import FakeLLM
+
+    llm = FakeLLM(responses=["never"])
+    r = Agent(role="R", goal="g", llm=llm)
+    crew = Crew(agents=[r], tasks=[Task(description="About {topic}", expected_output="x", agent=r)])
+    with pytest.raises(CompileError):
+        crew.kickoff()
+    assert llm.calls == []
+
+
+def test_node_ids_are_stable_across_compiles(agents: tuple[Agent, Agent]) -> None:
+    r, w = agents
+    crew = Crew(agents=[r, w], tasks=[Task(name="a", description="d", expected_output="x", agent=r)])
+    assert sorted(crew.compile().graph.nodes) == sorted(crew.compile().graph.nodes)
