@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator
+from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crewgraph.spec._validators import check_llm, check_tools
 
@@ -41,6 +41,19 @@ class Agent(BaseModel):
     tool_failure_policy: Any = None
     step_callback: Callable[..., Any] | None = None
     system_template: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _merge_config(cls, data: Any) -> Any:
+        """``Agent(config={...})`` (a YAML entry, as in CrewAI): the dict supplies fields;
+        keyword arguments given explicitly (not None) win over it."""
+        if not isinstance(data, dict) or data.get("config") is None:
+            return data
+        data = dict(data)
+        config = data.pop("config")
+        if not isinstance(config, dict):
+            raise ValueError(f"config must be a dict of Agent fields, got {type(config).__name__}")
+        return {**config, **{k: v for k, v in data.items() if v is not None}}
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_llm = field_validator("llm", "function_calling_llm", mode="before")(

@@ -46,6 +46,19 @@ class Task(BaseModel):
     callback: Callable[..., Any] | None = None
     tool_failure_policy: Any = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _merge_config(cls, data: Any) -> Any:
+        """``Task(config={...})`` (a YAML entry, as in CrewAI): the dict supplies fields;
+        keyword arguments given explicitly (not None) win over it."""
+        if not isinstance(data, dict) or data.get("config") is None:
+            return data
+        data = dict(data)
+        config = data.pop("config")
+        if not isinstance(config, dict):
+            raise ValueError(f"config must be a dict of Task fields, got {type(config).__name__}")
+        return {**config, **{k: v for k, v in data.items() if v is not None}}
+
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
 
     @field_validator("guardrail", mode="before")
