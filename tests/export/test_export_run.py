@@ -1,0 +1,122 @@
+"""run_to_dot / run_to_json on a hand-built RunGraph."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import networkx as nx
+import pytest
+from _export_graphs import AgentStep, make_run
+
+from crewgraph.export import run_to_dot, run_to_json
+from crewgraph.export.run import format_duration
+from crewgraph.export.styles import STATUS_COLOURS
+from crewgraph.graph import RunGraph
+
+
+def _node_attrs(dot: str, node_id: str) -> str:
+    match = re.search(rf'^  "{re.escape(node_id)}" \[(.*)\];$', dot, re.MULTILINE)
+    assert match, f"node {node_id!r} not in DOT"
+    return match.group(1)
+
+
+@pytest.mark.parametrize(
+    ("node_id", "status"),
+    [
+        ("research", "restored"),
+        ("write", "completed"),
+        ("write:call1", "completed"),
+        ("write:call2", "failed"),
+        ("publish", "failed"),
+        ("review", "skipped"),
+    ],
+)
+def test_fill_by_status(node_id: str, status: str) -> None:
+    attrs = _node_attrs(run_to_dot(make_run()), node_id)
+    assert f'fillcolor="{STATUS_COLOURS[status]}"' in attrs
+
+
+def test_status_palette() -> None:
+    assert STATUS_COLOURS["completed"] != STATUS_COLOURS["failed"] != STATUS_COLOURS["restored"]
+    assert STATUS_COLOURS["cancelled"] == STATUS_COLOURS["skipped"]
+    assert STATUS_COLOURS["pending"] == "#ffffff"
+
+
+def test_labels_show_what_happened() -> None:
+    dot = run_to_dot(make_run())
+    write = _node_attrs(dot, "write")
+    assert "2.3 s · 1234 tok · 1 retry" in write
+    publish = _node_attrs(dot, "publish")
+    assert 'error: LLMError: 500 \\"server exploded\\"' in publish and "…" in publish
+    assert 'penwidth="2"' in publish
+    assert "very long message" in publish  # the full error is in the tooltip
+    assert "(restored)" in _node_attrs(dot, "research")
+    assert "(skipped)" in _node_attrs(dot, "review")
+    assert 'shape="hexagon"' in _node_attrs(dot, "review")
+    assert "run 01234567 · failed" in dot
+
+
+def test_spawned_tool_calls_joined_to_parent() -> None:
+    dot = run_to_dot(make_run())
+    spawned = re.findall(
+        r'^  "write" -> "(write:call\d)" \[style="bold", label="called"', dot, re.MULTILINE
+    )
+    assert sorted(spawned) == [
+        "write:call1",
+        "write:call2",
+    ]  # one from the graph, one from record.parent
+    assert 'shape="ellipse"' in _node_attrs(dot, "write:call1")
+
+
+def test_templates_and_tools_visibility() -> None:
+    run = make_run()
+    assert '"tool:search"' not in run_to_dot(run)
+    shown = run_to_dot(run, show_templates=True)
+    assert f'fillcolor="{STATUS_COLOURS["pending"]}"' in _node_attrs(shown, "tool:search")
+    assert "may call" in shown
+    no_tools = run_to_dot(run, show_tools=False)
+    assert "write:call" not in no_tools and "called" not in no_tools
+    legend = run_to_dot(run, legend=True)
+    assert "cluster_status" in legend and '"__status_restored"' in legend
+
+
+def test_deterministic() -> None:
+    assert run_to_dot(make_run()) == run_to_dot(make_run())
+
+
+def test_run_to_json() -> None:
+    data = run_to_json(make_run())
+    json.dumps(data)
+    assert (data["run_id"], data["status"], data["error"]) == (
+        "0123456789abcdef",
+        "failed",
+        "node publish failed: LLMError",
+    )
+    nodes = {n["id"]: n for n in data["nodes"]}
+    assert nodes["write"]["tokens"] == 1234 and nodes["write"]["retries"] == 1
+    assert nodes["write:call2"]["parent"] == "write"
+    edges = {(e["source"], e["target"]): e["kind"] for e in data["edges"]}
+    assert edges[("write", "write:call1")] == "spawned"
+    assert edges[("write", "write:call2")] == "spawned"
+    assert edges[("research", "write")] == "context"
+    totals = data["totals"]
+    assert totals["tokens"] == 1234 and totals["retries"] == 1 and totals["nodes"] == 7
+    assert totals["by_status"]["failed"] == 2
+    assert make_run().to_json() == data
+
+
+def test_node_without_record_is_pending() -> None:
+    graph = nx.DiGraph()
+    graph.add_node("a", node=AgentStep(id="a", label="late node"), kind="agent_step")
+    run = RunGraph(run_id="r", name="n", graph=graph)
+    dot = run_to_dot(run)
+    assert "late node" in _node_attrs(dot, "a")
+    assert run_to_json(run)["nodes"][0]["status"] == "pending"
+
+
+@pytest.mark.parametrize(
+    ("ms", "text"), [(850, "850 ms"), (1234, "1.2 s"), (59_900, "59.9 s"), (125_000, "2m 05s")]
+)
+def test_format_duration(ms: float, text: str) -> None:
+    assert format_duration(ms) == text
