@@ -76,7 +76,9 @@ def connect(path: Path) -> sqlite3.Connection:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise CheckpointError(f"cannot create the folder for checkpoints {str(path)!r}: {exc}") from exc
+            raise CheckpointError(
+                f"cannot create the folder for checkpoints {str(path)!r}: {exc}"
+            ) from exc
     try:
         conn = sqlite3.connect(
             str(path), timeout=_BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False

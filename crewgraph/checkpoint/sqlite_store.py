@@ -248,9 +248,14 @@ class SQLiteCheckpointStore:
 
     def has_run(self, run_id: str) -> bool:
         with self._read() as conn:
-            return conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is not None
+            return (
+                conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+                is not None
+            )
 
-    def latest_run(self, name: str | None = None, status: str | None = None) -> CheckpointInfo | None:
+    def latest_run(
+        self, name: str | None = None, status: str | None = None
+    ) -> CheckpointInfo | None:
         """The most recently created run (optionally of ``name``/with ``status``), or None.
 
         ``latest_run(name, status="running")`` finds a run that was killed mid-way.
@@ -291,9 +296,13 @@ class SQLiteCheckpointStore:
     def nodes(self, run_id: str, *, latest_only: bool = True) -> list[NodeCheckpoint]:
         """What was saved for ``run_id`` (without the outputs), in save order.
         ``latest_only=False`` includes every save of nodes that ran more than once."""
-        sql = _LATEST if latest_only else (
-            "SELECT node_id, seq, NULL, restorable, info, saved_at FROM node_outputs"
-            " WHERE run_id = ? ORDER BY seq"
+        sql = (
+            _LATEST
+            if latest_only
+            else (
+                "SELECT node_id, seq, NULL, restorable, info, saved_at FROM node_outputs"
+                " WHERE run_id = ? ORDER BY seq"
+            )
         )
         with self._read() as conn:
             self._require_run(conn, run_id)
@@ -310,9 +319,7 @@ class SQLiteCheckpointStore:
         ]
 
     # branching and deleting ----------------------------------------------
-    def fork(
-        self, run_id: str, branch: str | None = None, *, exclude: Iterable[str] = ()
-    ) -> str:
+    def fork(self, run_id: str, branch: str | None = None, *, exclude: Iterable[str] = ()) -> str:
         """Copy ``run_id``'s completed node outputs under a new run id and return it.
 
         The new run has status ``forked``, ``parent_run_id=run_id`` and ``branch``;
@@ -324,9 +331,7 @@ class SQLiteCheckpointStore:
         new_id = new_run_id()
         now = time.time()
         with self._write() as conn:
-            row = conn.execute(
-                "SELECT name, meta FROM runs WHERE run_id = ?", (run_id,)
-            ).fetchone()
+            row = conn.execute("SELECT name, meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 raise self._unknown_run(conn, run_id)
             conn.execute(
@@ -335,8 +340,7 @@ class SQLiteCheckpointStore:
                 (new_id, row[0], now, now, run_id, branch, row[1]),
             )
             rows = [
-                r for r in conn.execute(_LATEST, (run_id,)).fetchall()
-                if r[3] and r[0] not in skip
+                r for r in conn.execute(_LATEST, (run_id,)).fetchall() if r[3] and r[0] not in skip
             ]
             conn.executemany(
                 "INSERT INTO node_outputs (run_id, node_id, seq, output, restorable, info, saved_at)"

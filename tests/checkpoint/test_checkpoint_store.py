@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from crewgraph.outputs import TaskOutput, UsageMetrics
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SQLiteCheckpointStore:
+def store(tmp_path: Path) -> Iterator[SQLiteCheckpointStore]:
     s = SQLiteCheckpointStore(tmp_path / "cp" / "checkpoints.db")
     yield s
     s.close()
@@ -31,7 +32,9 @@ def test_implements_protocol(store: SQLiteCheckpointStore) -> None:
 
 
 def test_save_and_restore_real_outputs(store: SQLiteCheckpointStore, tmp_path: Path) -> None:
-    out = TaskOutput(description="research", raw="findings", token_usage=UsageMetrics(total_tokens=7))
+    out = TaskOutput(
+        description="research", raw="findings", token_usage=UsageMetrics(total_tokens=7)
+    )
     store.start_run("r1", name="crew", meta={"inputs": {"topic": "AI"}})
     store.save_node("r1", "research", output=out, info={"duration_ms": 12.5})
     store.save_node("r1", "write", output={"text": "article"}, info={})
