@@ -11,17 +11,18 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import UUID4, BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from crewgraph._internal.sync import run_sync
-from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.outputs import CrewOutput, UsageMetrics
 from crewgraph.spec._validators import check_llm
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
+
+if TYPE_CHECKING:
+    from crewgraph.graph.execution_graph import ExecutionGraph
 
 __all__ = ["Crew"]
 
@@ -29,7 +30,7 @@ __all__ = ["Crew"]
 class Crew(BaseModel):
     """A team of agents working through tasks. Field names follow CrewAI."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", defer_build=True)
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     name: str | None = "crew"
@@ -102,6 +103,8 @@ class Crew(BaseModel):
     # ------------------------------------------------------------------ run
     def kickoff(self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None) -> CrewOutput:
         """Run the crew and return its output. Blocks; see :meth:`kickoff_async`."""
+        from crewgraph._internal.sync import run_sync
+
         return run_sync(self.kickoff_async(inputs, from_checkpoint=from_checkpoint))
 
     async def kickoff_async(self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None) -> CrewOutput:

@@ -18,6 +18,8 @@ __all__ = ["CrewOutput", "OutputFormat", "TaskOutput", "UsageMetrics"]
 class UsageMetrics(BaseModel):
     """Token accounting, summed per LLM call, per task and per crew."""
 
+    model_config = ConfigDict(defer_build=True)
+
     total_tokens: int = 0
     prompt_tokens: int = 0
     cached_prompt_tokens: int = 0
@@ -51,7 +53,7 @@ class OutputFormat(str, Enum):
 class TaskOutput(BaseModel):
     """The result of one task."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     description: str
     name: str | None = None
@@ -103,7 +105,7 @@ class TaskOutput(BaseModel):
 class CrewOutput(BaseModel):
     """The result of a crew kickoff: the last task's output plus every task's."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     raw: str = ""
     pydantic: BaseModel | None = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -17,6 +16,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     The second case is a sync ``kickoff()`` called from a Jupyter cell or from a
     sync flow method executed by an async scheduler.
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

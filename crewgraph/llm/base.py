@@ -8,7 +8,6 @@ optional tools or a structured ``response_model``. The real client
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -50,16 +49,9 @@ class BaseLLM(ABC):
     ) -> LLMResponse:
         """Blocking form of :meth:`acall`; a plain string is sent as one user message."""
         msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
-        coro = self.acall(msgs, tools=tools, response_model=response_model, **kwargs)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coro)
-        # Called from inside a running loop (e.g. a sync flow method): run in a worker thread.
-        from concurrent.futures import ThreadPoolExecutor
+        from crewgraph._internal.sync import run_sync
 
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, coro).result()
+        return run_sync(self.acall(msgs, tools=tools, response_model=response_model, **kwargs))
 
     def supports_function_calling(self) -> bool:
         return True

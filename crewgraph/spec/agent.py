@@ -21,7 +21,7 @@ __all__ = ["Agent"]
 class Agent(BaseModel):
     """One agent of a crew. ``llm`` may be a model name (``"gpt-4o-mini"``) or a BaseLLM."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid")
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid", defer_build=True)
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     role: str = Field(min_length=1, description="Role of the agent")

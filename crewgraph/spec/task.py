@@ -23,7 +23,7 @@ class Task(BaseModel):
     see the previous tasks' outputs; ``context=[]`` means see nothing.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid")
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid", defer_build=True)
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     name: str | None = None

@@ -1,0 +1,78 @@
+"""Engine benchmarks (not tests): import cost, first kickoff, per-node overhead, parallelism.
+
+Run: .venv/bin/python scripts/bench_engine.py
+Figures go to docs/benchmarks.md by hand, with the machine they came from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+IMPORT_CREWGRAPH = "from crewgraph import Agent, Task, Crew, Process, LLM"
+IMPORT_PYDANTIC = "from pydantic import BaseModel"
+
+
+def _cold(code: str, runs: int = 9) -> float:
+    """Median wall time of ``code`` in a fresh interpreter (interpreter start excluded)."""
+    timed = f"import time\nt = time.perf_counter()\n{code}\nprint(time.perf_counter() - t)"
+    samples = [
+        float(subprocess.run([sys.executable, "-c", timed], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
+    return statistics.median(samples)
+
+
+FIRST_KICKOFF = """
+from crewgraph import Agent, Task, Crew
+from crewgraph.testing import FakeLLM
+a = Agent(role="R", goal="g", llm=FakeLLM(responses=["done"]))
+Crew(agents=[a], tasks=[Task(description="d", expected_output="e", agent=a)]).kickoff()
+"""
+
+
+def _crew(n: int, latency: float, parallel: bool) -> Any:
+    from crewgraph import Agent, Crew, Process, Task
+    from crewgraph.testing import FakeLLM
+
+    llm = FakeLLM(default="done", latency=latency)
+    a = Agent(role="R", goal="g", llm=llm)
+    tasks = [Task(description=f"task {i}", expected_output="e", agent=a, context=[]) for i in range(n)]
+    return Crew(agents=[a], tasks=tasks, process=Process.parallel if parallel else Process.sequential,
+                max_concurrency=max(8, n))
+
+
+def _time_kickoff(crew: Any, repeat: int = 5) -> float:
+    samples = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        asyncio.run(crew.kickoff_async())
+        samples.append(time.perf_counter() - t)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    pyd = _cold(IMPORT_PYDANTIC)
+    cg = _cold(IMPORT_CREWGRAPH)
+    print(f"cold import: pydantic {pyd * 1000:.0f} ms, crewgraph {cg * 1000:.0f} ms, ratio {cg / pyd:.2f}x (goal <= 2x)")
+    first = _cold(FIRST_KICKOFF, runs=5)
+    print(f"first kickoff of a one-task crew with FakeLLM, imports included: {first * 1000:.0f} ms (goal < 1000 ms)")
+
+    _time_kickoff(_crew(5, 0, False), repeat=1)  # warm imports
+    for n in (50, 200):
+        seq = _time_kickoff(_crew(n, 0, False))
+        par = _time_kickoff(_crew(n, 0, True))
+        print(f"instant LLM, {n} tasks: sequential {seq / n * 1000:.3f} ms/task, parallel {par / n * 1000:.3f} ms/task "
+              "(goal < 1 ms per node)")
+    one = _time_kickoff(_crew(1, 0.1, True))
+    ten = _time_kickoff(_crew(10, 0.1, True))
+    print(f"100 ms LLM: 1 task {one * 1000:.0f} ms, 10 independent tasks {ten * 1000:.0f} ms, "
+          f"ratio {ten / one:.2f}x (goal < 1.5x)")
+
+
+if __name__ == "__main__":
+    main()
