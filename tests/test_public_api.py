@@ -1,0 +1,79 @@
+"""The curated public namespace, the seed's import paths, and what `import crewgraph` loads."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+import crewgraph
+
+EXPECTED = [
+    "LLM", "Agent", "BaseLLM", "CheckpointConfig", "CompileError", "Crew", "CrewGraphError", "CrewOutput",
+    "ExecutionGraph", "Flow", "GuardrailError", "LLMError", "Memory", "MemoryScope", "MemorySlice", "Process",
+    "Task", "TaskOutput", "ToolExecutionFailedError", "UsageMetrics",
+]
+
+
+def isort_key(name: str) -> tuple[int, str]:
+    """The order ruff's RUF022 keeps: CONSTANTS, then Classes, then functions."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+
+
+def test_all_is_sorted_exact_and_resolves() -> None:
+    assert crewgraph.__all__ == sorted(crewgraph.__all__, key=isort_key)
+    assert sorted(crewgraph.__all__) == sorted(EXPECTED)
+    for name in crewgraph.__all__:
+        assert getattr(crewgraph, name) is not None, name
+    with pytest.raises(AttributeError):
+        _ = crewgraph.NotAThing  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [
+        ("crewgraph.tools", ["BaseTool", "tool"]),
+        ("crewgraph.tools.tool_failure", ["ToolFailure", "ToolFailurePolicy", "ToolFailureReason", "ToolExecutionFailedError"]),
+        ("crewgraph.events", ["ToolFailureDetectedEvent", "BaseEventListener", "MemoryQueryCompletedEvent"]),
+        ("crewgraph.events.event_bus", ["crewgraph_event_bus"]),
+        ("crewgraph.flow.flow", ["Flow", "start", "listen", "router", "and_", "or_"]),
+        ("crewgraph.testing", ["FakeLLM", "run_node"]),
+        ("crewgraph.memory.storage.backend", ["StorageBackend"]),
+        ("crewgraph.rag.embeddings.factory", ["build_embedder"]),
+    ],
+)
+def test_seed_import_paths_exist(module: str, names: list[str]) -> None:
+    mod = importlib.import_module(module)
+    for name in names:
+        assert hasattr(mod, name), f"{module}.{name}"
+
+
+@pytest.mark.parametrize(
+    "package",
+    ["crewgraph.events", "crewgraph.graph", "crewgraph.llm", "crewgraph.tools", "crewgraph.spec",
+     "crewgraph.runtime", "crewgraph.compiler", "crewgraph.testing", "crewgraph.nodes", "crewgraph.checkpoint",
+     "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit"],
+)
+def test_each_package_has_a_sorted_all(package: str) -> None:
+    mod = importlib.import_module(package)
+    names = list(mod.__all__)
+    assert names == sorted(names, key=isort_key), package
+    for name in names:
+        assert getattr(mod, name, None) is not None, f"{package}.{name}"
+
+
+HEAVY = ["networkx", "openai", "instructor", "httpx", "qdrant_client", "qdrant_edge", "onnxruntime",
+         "tokenizers", "graphviz", "rich", "tenacity", "typer", "yaml"]
+
+
+def test_import_crewgraph_loads_no_heavy_library() -> None:
+    code = (
+        "import sys, json\n"
+        "from crewgraph import Agent, Task, Crew, Process, LLM, Memory, Flow\n"
+        f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == []
