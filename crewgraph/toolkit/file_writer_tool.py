@@ -1,0 +1,71 @@
+"""FileWriterTool: write text to a file, creating directories, never clobbering by accident.
+
+An existing file is only replaced when ``overwrite`` is true; with
+``base_dir`` the file must land inside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from crewgraph.toolkit._paths import confine, display
+from crewgraph.tools.base_tool import BaseTool
+from crewgraph.tools.tool_failure import ToolFailure
+
+__all__ = ["FileWriterTool", "FileWriterToolSchema"]
+
+
+class FileWriterToolSchema(BaseModel):
+    """Input for FileWriterTool."""
+
+    filename: str = Field(..., description="Name (or relative path) of the file to write")
+    content: str = Field(..., description="Text to write into the file")
+    directory: str | None = Field(default=None, description="Directory to write in (default: current)")
+    overwrite: bool = Field(default=False, description="Replace the file if it already exists")
+
+
+def _truthy(value: bool | str) -> bool:
+    """Direct callers ported from CrewAI pass ``overwrite="False"``; read it as they mean it."""
+    if isinstance(value, str):
+        return value.strip().lower() in {"1", "true", "yes", "y", "on"}
+    return bool(value)
+
+
+class FileWriterTool(BaseTool):
+    """Writes ``content`` to ``directory/filename`` as UTF-8."""
+
+    name: str = "File Writer Tool"
+    description: str = (
+        "A tool to write content to a specified file. Accepts filename, content, and optionally "
+        "a directory path and an overwrite flag as input."
+    )
+    args_schema: type[BaseModel] = FileWriterToolSchema
+    base_dir: str | None = Field(default=None, description="Directory all files must stay inside")
+
+    def _run(
+        self,
+        filename: str,
+        content: str,
+        directory: str | None = None,
+        overwrite: bool | str = False,
+    ) -> str | ToolFailure:
+        relative = Path(directory or ".") / filename
+        path = confine(str(relative), self.base_dir)
+        if isinstance(path, ToolFailure):
+            return path
+        shown = display(path, self.base_dir)
+        if path.is_dir():
+            return ToolFailure(message=f"{shown!r} is a directory; give a file name.", code="is_a_directory")
+        if path.exists() and not _truthy(overwrite):
+            return ToolFailure(
+                message=f"File {shown!r} already exists and overwrite was not requested.",
+                code="file_exists",
+            )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        except OSError as exc:
+            return ToolFailure(message=f"Could not write {shown!r}: {exc.strerror or exc}", code="os_error")
+        return f"Content successfully written to {shown}"

@@ -1,0 +1,196 @@
+"""FileReadTool, DirectoryReadTool, FileWriterTool: real files under tmp_path, base-dir confinement."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crewgraph.graph import NodeContext
+from crewgraph.llm.types import ToolCall
+from crewgraph.nodes.tool_call import ToolCallNode
+from crewgraph.toolkit import DirectoryReadTool, FileReadTool, FileWriterTool
+from crewgraph.tools import BaseTool, ToolFailure
+
+
+def _minimal_pdf(text: str) -> bytes:
+    """A one-page PDF showing ``text`` in Helvetica, with a correct xref table."""
+    stream = f"BT /F1 18 Tf 20 100 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _call(tool: BaseTool, args: dict[str, Any]) -> str:
+    """Call the tool the way a model does (validated arguments, agent-facing text)."""
+    node = ToolCallNode(id="t", call=ToolCall(id="c", name=tool.name, arguments=json.dumps(args)), tool=tool)
+    result = asyncio.run(node.run(NodeContext()))
+    return str(result.output.text)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    base = tmp_path / "base"
+    (base / "posts" / "old").mkdir(parents=True)
+    (base / "posts" / "a.md").write_text("# A\nline 2\nline 3\nline 4\n", encoding="utf-8")
+    (base / "posts" / "old" / "b.md").write_text("bee", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("top secret", encoding="utf-8")
+    return base
+
+
+# --- FileReadTool ---------------------------------------------------------------
+
+
+def test_read_whole_file_and_line_window(tree: Path) -> None:
+    t = FileReadTool()
+    assert t.run(file_path=str(tree / "posts" / "a.md")) == "# A\nline 2\nline 3\nline 4\n"
+    assert t.run(file_path=str(tree / "posts" / "a.md"), start_line=2, line_count=2) == "line 2\nline 3\n"
+    assert t.run(file_path=str(tree / "posts" / "a.md"), start_line=4) == "line 4\n"
+
+
+def test_fixed_file_path_narrows_schema(tree: Path) -> None:
+    t = FileReadTool(file_path=str(tree / "posts" / "a.md"))
+    assert set(t.args_schema.model_fields) == {"start_line", "line_count"}
+    assert "file_path" not in t.to_spec().parameters["properties"]
+    assert "a.md" in t.description
+    assert _call(t, {}) == "# A\nline 2\nline 3\nline 4\n"
+    assert _call(t, {"file_path": "/etc/passwd", "line_count": 1}) == "# A\n"  # fixed path wins
+    assert t.run() == "# A\nline 2\nline 3\nline 4\n"
+
+
+def test_model_call_with_relative_path_inside_base(tree: Path) -> None:
+    t = FileReadTool(base_dir=str(tree))
+    assert _call(t, {"file_path": "posts/old/b.md"}) == "bee"
+    assert _call(t, {"file_path": str(tree / "posts" / "old" / "b.md")}) == "bee"
+
+
+@pytest.mark.parametrize("path", ["../secret.txt", "posts/../../secret.txt"])
+def test_read_refuses_dotdot_escape(tree: Path, path: str) -> None:
+    result = FileReadTool(base_dir=str(tree)).run(file_path=path)
+    assert isinstance(result, ToolFailure)
+    assert path in result.message and "outside the allowed base directory" in result.message
+    assert result.code == "path_outside_base_dir"
+
+
+def test_read_refuses_absolute_path_outside(tree: Path) -> None:
+    outside = str(tree.parent / "secret.txt")
+    text = _call(FileReadTool(base_dir=str(tree)), {"file_path": outside})
+    assert "Access denied" in text and outside in text and "top secret" not in text
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_read_refuses_symlink_pointing_out(tree: Path) -> None:
+    (tree / "link.txt").symlink_to(tree.parent / "secret.txt")
+    result = FileReadTool(base_dir=str(tree)).run(file_path="link.txt")
+    assert isinstance(result, ToolFailure) and "'link.txt'" in result.message
+    (tree / "inside.txt").symlink_to(tree / "posts" / "old" / "b.md")
+    assert FileReadTool(base_dir=str(tree)).run(file_path="inside.txt") == "bee"
+
+
+def test_read_missing_directory_and_binary(tree: Path) -> None:
+    t = FileReadTool(base_dir=str(tree))
+    missing = t.run(file_path="nope.txt")
+    assert isinstance(missing, ToolFailure) and missing.code == "file_not_found" and "nope.txt" in missing.message
+    assert t.run(file_path="posts").code == "is_a_directory"
+    (tree / "blob.bin").write_bytes(b"\x00\x01\x02")
+    assert t.run(file_path="blob.bin").code == "binary_file"
+    assert FileReadTool().run().code == "missing_path"
+
+
+def test_read_truncates_long_content(tree: Path) -> None:
+    (tree / "long.txt").write_text("x" * 50, encoding="utf-8")
+    text = FileReadTool(base_dir=str(tree), max_chars=10).run(file_path="long.txt")
+    assert text.startswith("x" * 10) and "truncated: 40 more characters" in text
+
+
+def test_read_docx_and_pdf(tree: Path) -> None:
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("First paragraph")
+    document.add_paragraph("Second paragraph")
+    document.save(str(tree / "doc.docx"))
+    (tree / "doc.pdf").write_bytes(_minimal_pdf("Hello PDF world"))
+    t = FileReadTool(base_dir=str(tree))
+    assert t.run(file_path="doc.docx") == "First paragraph\nSecond paragraph"
+    assert "Hello PDF world" in t.run(file_path="doc.pdf")
+    (tree / "broken.pdf").write_bytes(b"not a pdf")
+    assert t.run(file_path="broken.pdf").code == "unreadable_document"
+
+
+# --- DirectoryReadTool ----------------------------------------------------------
+
+
+def test_directory_listing_recursive_sorted(tree: Path) -> None:
+    text = DirectoryReadTool(base_dir=str(tree)).run(directory="posts")
+    assert text == "File paths: \n- posts/a.md\n- posts/old/b.md"
+
+
+def test_fixed_directory_narrows_schema(tree: Path) -> None:
+    t = DirectoryReadTool(directory=str(tree / "posts"))
+    assert t.args_schema.model_fields == {}
+    assert _call(t, {}).endswith("posts/a.md\n- " + str(tree / "posts") + "/old/b.md")
+
+
+def test_directory_refuses_escape_and_reports_missing(tree: Path) -> None:
+    t = DirectoryReadTool(base_dir=str(tree))
+    assert t.run(directory="..").code == "path_outside_base_dir"
+    assert t.run(directory="missing").code == "directory_not_found"
+    assert t.run(directory="posts/a.md").code == "not_a_directory"
+    (tree / "empty").mkdir()
+    assert "contains no files" in t.run(directory="empty")
+
+
+def test_directory_listing_is_capped(tree: Path) -> None:
+    text = DirectoryReadTool(base_dir=str(tree), max_entries=1).run(directory=".")
+    assert text == "File paths: \n- ./posts/a.md\n[... listing stopped at 1 files]"
+
+
+# --- FileWriterTool -------------------------------------------------------------
+
+
+def test_writer_creates_directories_and_refuses_to_clobber(tree: Path) -> None:
+    t = FileWriterTool(base_dir=str(tree))
+    assert _call(t, {"filename": "new.md", "directory": "out/deep", "content": "hello"}) == (
+        "Content successfully written to out/deep/new.md"
+    )
+    assert (tree / "out" / "deep" / "new.md").read_text(encoding="utf-8") == "hello"
+    again = t.run(filename="new.md", directory="out/deep", content="bye")
+    assert isinstance(again, ToolFailure) and again.code == "file_exists"
+    assert _call(t, {"filename": "new.md", "directory": "out/deep", "content": "bye", "overwrite": "true"})
+    assert (tree / "out" / "deep" / "new.md").read_text(encoding="utf-8") == "bye"
+    assert t.run(filename="new.md", directory="out/deep", content="x", overwrite="False").code == "file_exists"
+
+
+def test_writer_refuses_escape(tree: Path) -> None:
+    t = FileWriterTool(base_dir=str(tree))
+    result = t.run(filename="../evil.txt", content="x")
+    assert isinstance(result, ToolFailure) and "../evil.txt" in result.message
+    assert not (tree.parent / "evil.txt").exists()
+    assert t.run(filename="x.txt", directory=str(tree.parent), content="x").code == "path_outside_base_dir"
+
+
+def test_writer_without_base_dir_uses_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert FileWriterTool().run(filename="note.txt", content="hi") == "Content successfully written to note.txt"
+    assert (tmp_path / "note.txt").read_text(encoding="utf-8") == "hi"
