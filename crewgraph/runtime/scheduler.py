@@ -312,10 +312,16 @@ class Scheduler:
                 node,
             )
 
+        first_step = True
+
         def on_attempt(n: int) -> None:
-            rec.attempts += 1
-            if n == 1:
+            # attempts = executions + retries: later steps of a resumed node are not attempts.
+            nonlocal first_step
+            if n > 1 or first_step:
+                rec.attempts += 1
+            if n == 1 and first_step:
                 self.emit(NodeStartedEvent(label=node.display_label, attempt=rec.attempts), node)
+            first_step = False
 
         try:
             if self._sem is None:
