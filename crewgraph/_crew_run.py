@@ -39,7 +39,8 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
         changed = cb(inputs)
         if changed is not None:
             inputs = dict(changed)
-    checkpoint = _checkpoint_setup(crew, from_checkpoint)
+    checkpoint = _checkpoint_setup(crew, from_checkpoint, inputs)
+    inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
     run_id = checkpoint.run_id or new_run_id()
     graph = crew.compile(inputs)
     tasks_by_final = {p["final"]: (p, crew.tasks[p["index"]]) for p in graph.meta["tasks"]}
@@ -84,6 +85,8 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
             memory.drain_writes()
         if listener is not None:
             listener.close()
+        if checkpoint.store is not None and hasattr(checkpoint.store, "close"):
+            checkpoint.store.close()
     output = _crew_output(graph, result)
     for cb in crew.after_kickoff_callbacks:
         changed = cb(output)
@@ -103,20 +106,28 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
 
 
 class _Checkpoint:
-    def __init__(self, store: Any = None, run_id: str | None = None, restored: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        store: Any = None,
+        run_id: str | None = None,
+        restored: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+    ):
         self.store = store
         self.run_id = run_id
         self.restored = restored or {}
+        self.inputs = inputs
 
 
-def _checkpoint_setup(crew: Crew, from_checkpoint: Any) -> _Checkpoint:
-    """Resolve the checkpoint store and, when resuming, the outputs already computed."""
+def _checkpoint_setup(crew: Crew, from_checkpoint: Any, inputs: dict[str, Any]) -> _Checkpoint:
+    """Resolve the checkpoint store and, when resuming, the outputs already computed
+    (and the run's own inputs, when a resume passes none)."""
     if not crew.checkpoint and from_checkpoint is None:
         return _Checkpoint()
     from crewgraph.checkpoint.setup import resolve_checkpoint
 
-    store, run_id, restored = resolve_checkpoint(crew, from_checkpoint)
-    return _Checkpoint(store, run_id, restored)
+    resolved = resolve_checkpoint(crew, from_checkpoint, inputs=inputs)
+    return _Checkpoint(resolved.store, resolved.run_id, resolved.restored, resolved.inputs)
 
 
 def _run_state(crew: Crew) -> RunState:
@@ -131,6 +142,8 @@ def _run_state(crew: Crew) -> RunState:
             if agent.max_rpm:
                 limiters[f"agent:{agent.id}"] = RPMLimiter(agent.max_rpm)
     state.limiters.update(limiters)
+    if crew.input_provider is not None:
+        state.extras["input_provider"] = crew.input_provider
     return state
 
 

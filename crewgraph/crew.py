@@ -13,7 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import UUID4, BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    UUID4,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from crewgraph.outputs import CrewOutput, UsageMetrics
 from crewgraph.spec._validators import check_llm
@@ -55,12 +63,17 @@ class Crew(BaseModel):
     after_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
     tool_failure_policy: Any = None
     checkpoint: Any = None
+    input_provider: Callable[[str], str] | None = Field(
+        default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
+    )
     output_log_file: bool | str | None = None
 
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
     _task_plans: dict[Any, str] = PrivateAttr(default_factory=dict)
     _last_run: Any = PrivateAttr(default=None)
+    _factory_ref: str | None = PrivateAttr(default=None)
+    """``module:attr`` that rebuilds this crew, stored in checkpoints for ``from_checkpoint``."""
 
     _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))
@@ -122,6 +135,37 @@ class Crew(BaseModel):
         import asyncio
 
         return list(await asyncio.gather(*(self.kickoff_async(i) for i in inputs)))
+
+    # ------------------------------------------------------------------ checkpoints
+    @classmethod
+    def from_checkpoint(cls, config: Any, *, factory: Any = None) -> Crew:
+        """A crew that resumes run ``config.run_id`` on ``kickoff()``. Checkpoints hold outputs,
+        not crews: the crew is rebuilt by ``factory`` (a Crew, a callable or ``"module:attr"``)
+        or the factory the run recorded. Usually simpler: ``crew.kickoff(from_checkpoint=run_id)``."""
+        from crewgraph.checkpoint.setup import crew_from_checkpoint
+
+        return crew_from_checkpoint(cls, config, factory=factory)
+
+    @classmethod
+    def fork(cls, config: Any, branch: str | None = None, *, factory: Any = None) -> Crew:
+        """Copy run ``config.run_id``'s finished outputs to a new run (label ``branch``) and
+        return a crew that resumes the fork; the original run stays as it was."""
+        from crewgraph.checkpoint.setup import fork_crew
+
+        return fork_crew(cls, config, branch, factory=factory)
+
+    def list_checkpoints(self, path: str | Path | None = None) -> list[Any]:
+        """This crew's checkpointed runs (``CheckpointInfo``), newest first."""
+        from crewgraph.checkpoint.setup import crew_checkpoints
+
+        return crew_checkpoints(self, path)
+
+    def delete_checkpoint(self, run_id: str, path: str | Path | None = None) -> None:
+        """Delete one checkpointed run of this crew's store."""
+        from crewgraph.checkpoint.api import delete_checkpoint
+        from crewgraph.checkpoint.setup import crew_store_path
+
+        delete_checkpoint(run_id, crew_store_path(self, path))
 
     # ------------------------------------------------------------------ memory
     def get_memory(self) -> Any:
