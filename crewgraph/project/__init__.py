@@ -1,0 +1,41 @@
+"""Crew projects: ``@CrewBase`` classes with YAML agents/tasks and CrewAI's decorators.
+
+``from crewgraph.project import CrewBase, agent, crew, task`` is the import a
+CrewAI project uses (with ``crewai`` read as ``crewgraph``).
+"""
+
+from crewgraph.project._resolve import ProjectConfigWarning
+from crewgraph.project.annotations import (
+    after_kickoff,
+    agent,
+    before_kickoff,
+    cache_handler,
+    callback,
+    crew,
+    llm,
+    memoize,
+    output_json,
+    output_pydantic,
+    task,
+    tool,
+)
+from crewgraph.project.crew_base import CrewBase, find_crew_method, is_crew_class
+
+__all__ = [
+    "CrewBase",
+    "ProjectConfigWarning",
+    "after_kickoff",
+    "agent",
+    "before_kickoff",
+    "cache_handler",
+    "callback",
+    "crew",
+    "find_crew_method",
+    "is_crew_class",
+    "llm",
+    "memoize",
+    "output_json",
+    "output_pydantic",
+    "task",
+    "tool",
+]

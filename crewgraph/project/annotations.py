@@ -1,0 +1,161 @@
+"""The decorators of a ``@CrewBase`` class: ``@agent``, ``@task``, ``@crew`` and helpers.
+
+They only *mark* methods (an ``is_agent``-style attribute the class scan looks
+for) and memoize them per instance, so ``self.researcher()`` called from three
+tasks returns one Agent: a crew whose tasks held three different agents with
+the same role would compile three workers where the user wrote one. ``@crew``
+also gathers ``self.agents``/``self.tasks`` before the user's method runs and
+attaches the ``@before_kickoff``/``@after_kickoff`` hooks to the Crew it returns.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from crewgraph.project._members import marked_members
+
+__all__ = [
+    "after_kickoff",
+    "agent",
+    "before_kickoff",
+    "cache_handler",
+    "callback",
+    "crew",
+    "llm",
+    "memoize",
+    "output_json",
+    "output_pydantic",
+    "task",
+    "tool",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=type)
+
+_MEMO_ATTR = "_crewgraph_memo"
+
+
+def memoize(meth: F) -> F:
+    """Cache ``meth``'s result per instance (and per hashable arguments).
+
+    The cache lives on the instance, so two instances of one crew class never
+    share agents, and dropping the instance drops what it built.
+    """
+
+    @functools.wraps(meth)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (meth.__qualname__, args, tuple(sorted(kwargs.items())))
+        try:
+            hash(key)
+        except TypeError:  # unhashable arguments: nothing sensible to cache on
+            return meth(self, *args, **kwargs)
+        cache: dict[Any, Any] = self.__dict__.setdefault(_MEMO_ATTR, {})
+        if key not in cache:
+            cache[key] = meth(self, *args, **kwargs)
+        return cache[key]
+
+    return cast(F, wrapper)
+
+
+def _mark(func: Any, marker: str) -> Any:
+    setattr(func, marker, True)
+    return func
+
+
+def agent(meth: F) -> F:
+    """Mark a method returning an :class:`~crewgraph.Agent`; built once per instance."""
+    return cast(F, _mark(memoize(meth), "is_agent"))
+
+
+def task(meth: F) -> F:
+    """Mark a method returning a :class:`~crewgraph.Task`; built once per instance.
+
+    A task without a ``name`` is named after the method (as in CrewAI), which
+    gives it a readable, stable node id and lets ``crewgraph replay -t`` find it.
+    """
+
+    @functools.wraps(meth)
+    def named(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = meth(self, *args, **kwargs)
+        if getattr(result, "name", "unset") is None:
+            result.name = meth.__name__
+        return result
+
+    return cast(F, _mark(memoize(named), "is_task"))
+
+
+def crew(meth: F) -> F:
+    """Mark the method that assembles the Crew.
+
+    Before it runs, ``self.agents`` and ``self.tasks`` are filled with every
+    ``@agent``/``@task`` result in definition order; the Crew it returns gets
+    the class's ``@before_kickoff``/``@after_kickoff`` hooks, bound to ``self``.
+    """
+
+    @functools.wraps(meth)
+    def assemble(self: Any, *args: Any, **kwargs: Any) -> Any:
+        from crewgraph.project.crew_base import build_members
+
+        build_members(self)
+        result = meth(self, *args, **kwargs)
+        _attach_hooks(self, result)
+        return result
+
+    return cast(F, _mark(memoize(assemble), "is_crew"))
+
+
+def _attach_hooks(instance: Any, result: Any) -> None:
+    before = getattr(result, "before_kickoff_callbacks", None)
+    after = getattr(result, "after_kickoff_callbacks", None)
+    if before is None or after is None:
+        return
+    for name in marked_members(type(instance), "is_before_kickoff"):
+        before.append(getattr(instance, name))
+    for name in marked_members(type(instance), "is_after_kickoff"):
+        after.append(getattr(instance, name))
+
+
+def before_kickoff(meth: F) -> F:
+    """Run ``meth(self, inputs)`` before the crew starts; a returned dict replaces the inputs."""
+    return cast(F, _mark(meth, "is_before_kickoff"))
+
+
+def after_kickoff(meth: F) -> F:
+    """Run ``meth(self, output)`` after the crew finishes; a returned value replaces the output."""
+    return cast(F, _mark(meth, "is_after_kickoff"))
+
+
+def tool(meth: F) -> F:
+    """Mark a method returning a tool instance; YAML ``tools: [name]`` refers to it."""
+    return cast(F, _mark(memoize(meth), "is_tool"))
+
+
+def llm(meth: F) -> F:
+    """Mark a method returning an LLM; YAML ``llm: name`` refers to it (else it is a model name)."""
+    return cast(F, _mark(memoize(meth), "is_llm"))
+
+
+def callback(meth: F) -> F:
+    """Mark a method returning a callable; YAML ``callbacks``/``step_callback`` refer to it."""
+    return cast(F, _mark(memoize(meth), "is_callback"))
+
+
+def cache_handler(meth: F) -> F:
+    """Mark a method returning a cache handler; YAML ``cache_handler: name`` refers to it.
+
+    crewgraph caches tool results itself (``cache=True``), so the handler is
+    resolved (a wrong name still fails with its line) but not used.
+    """
+    return cast(F, _mark(memoize(meth), "is_cache_handler"))
+
+
+def output_pydantic(cls: C) -> C:
+    """Mark a pydantic model class (a class attribute) for YAML ``output_pydantic: Name``."""
+    return cast(C, _mark(cls, "is_output_pydantic"))
+
+
+def output_json(cls: C) -> C:
+    """Mark a pydantic model class (a class attribute) for YAML ``output_json: Name``."""
+    return cast(C, _mark(cls, "is_output_json"))
