@@ -29,7 +29,7 @@ def confine(path: str, base_dir: str | None) -> Path | ToolFailure:
     base = Path(base_dir).expanduser().resolve()
     joined = candidate if candidate.is_absolute() else base / candidate
     resolved = joined.resolve()
-    if resolved != base and not resolved.is_relative_to(base):
+    if not resolved.is_relative_to(base):
         return ToolFailure(
             message=(
                 f"Access denied: path {path!r} resolves to {str(resolved)!r}, outside the allowed "

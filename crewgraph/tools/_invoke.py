@@ -91,14 +91,14 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     if tool is None:
         message = _messages.unknown_tool_message(node.call.name, node.available)
         return _failed(call, ToolFailure(message=message, code="unknown_tool", reason=ToolFailureReason.UNKNOWN_TOOL))
-    params = tool.to_spec().parameters
     if parsed is None:
-        message = _messages.invalid_json_message(tool.name, problem, params)
+        message = _messages.invalid_json_message(tool.name, problem, tool.to_spec().parameters)
         return _failed(call, _invalid(message))
     try:
         kwargs = tool.validate_arguments(parsed)
     except ValidationError as exc:
-        return _failed(call, _invalid(_messages.validation_message(tool.name, exc, params)))
+        message = _messages.validation_message(tool.name, exc, tool.to_spec().parameters)
+        return _failed(call, _invalid(message))
 
     key = _cache.cache_key(tool.name, kwargs)
     if node.cache:

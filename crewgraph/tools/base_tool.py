@@ -17,7 +17,7 @@ import threading
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -96,8 +96,6 @@ class BaseTool(BaseModel, ABC):
     max_usage_count: int | None = Field(default=None, ge=0)
     current_usage_count: int = Field(default=0, ge=0)
     tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
-
-    _reference_fields: ClassVar[tuple[str, ...]] = ("args_schema", "result_schema", "cache_function")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
