@@ -57,35 +57,35 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
     graph = ExecutionGraph(name=getattr(crew, "name", None) or "crew")
     tasks: list[Task] = list(crew.tasks)
     plans: dict[Any, TaskPlan] = {}
-    visible: list[Task] = []  # tasks finished before the current barrier
+    visible: list[Task] = []  # tasks finished before the current barrier (implicit context)
+    last_sync: list[Task] = []  # the barrier: the previous synchronous task
     pending_async: list[Task] = []
     for i, task in enumerate(tasks):
-        if process == Process.sequential:
-            order_preds = visible + pending_async if not task.async_execution else list(visible)
+        sequential = process == Process.sequential
+        if sequential:
+            order_preds = last_sync if task.async_execution else last_sync + pending_async
+            implicit = list(visible) if task.async_execution else visible + pending_async
         else:
-            order_preds = []
+            order_preds, implicit = [], []
         explicit = list(task.context) if task.context is not None else None
-        context_tasks = explicit if explicit is not None else (order_preds if process == Process.sequential else [])
+        context_tasks = explicit if explicit is not None else implicit
         plan = _task_nodes(graph, crew, task, i, [plans[t.id].final for t in context_tasks if t.id in plans])
         plans[task.id] = plan
         for pred in order_preds:
-            kind = "context" if pred in context_tasks else "order"
-            graph.add_edge(plans[pred.id].final, plan.agent, kind=kind, implicit=explicit is None)
-            if plan.first != plan.agent:
+            if pred not in context_tasks:
+                graph.add_edge(plans[pred.id].final, plan.agent, kind="order")
+        for ctx_task in context_tasks:
+            if ctx_task.id in plans and ctx_task.id != task.id:  # later tasks are wired after the loop
+                graph.add_edge(plans[ctx_task.id].final, plan.agent, kind="context", implicit=explicit is None)
+        if plan.first != plan.agent:
+            for pred in order_preds:
                 graph.add_edge(plans[pred.id].final, plan.first, kind="order")
-        if explicit is not None:
-            for ctx_task in explicit:
-                if ctx_task in order_preds:
-                    continue
-                if ctx_task.id not in plans:  # a later task: wired after the loop
-                    continue
-                graph.add_edge(plans[ctx_task.id].final, plan.agent, kind="context")
-        if process == Process.sequential:
+        if sequential:
             if task.async_execution:
                 pending_async.append(task)
             else:
                 visible = [*visible, *pending_async, task]
-                pending_async = []
+                last_sync, pending_async = [task], []
     _wire_forward_context(graph, tasks, plans)
     _check_acyclic(graph, tasks, plans)
     graph.meta.update(
