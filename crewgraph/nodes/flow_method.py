@@ -1,0 +1,175 @@
+"""``flow_method`` node: one method of a Flow, called with its trigger's output.
+
+The node holds a bound callable (the method of one flow instance), never the
+Flow class: the compiled graph depends on the facade, not the other way
+round. Sync methods run in a worker thread (``asyncio.to_thread``) so that
+listeners fired by the same method really overlap; async methods are awaited
+on the scheduler's loop. Both copy the caller's context variables, which is
+how a crew kicked off inside a method learns the flow's run id.
+
+Per-kickoff facts that every flow node shares (the loop guard's counters,
+which ``or_`` joins have fired) live in a :class:`FlowRunState` stored in
+``ctx.state.extras`` -- nodes are immutable and outlive a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from crewgraph.errors import LoopGuardError
+from crewgraph.events.flow_events import (
+    MethodExecutionFailedEvent,
+    MethodExecutionFinishedEvent,
+    MethodExecutionStartedEvent,
+)
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.node import Node, NodeResult
+
+__all__ = [
+    "FLOW_RUN_KEY",
+    "FlowMethodNode",
+    "FlowRunState",
+    "Routed",
+    "flow_run_state",
+    "trigger_payload",
+]
+
+FLOW_RUN_KEY = "crewgraph.flow"
+"""Key of the :class:`FlowRunState` in ``RunState.extras``."""
+
+
+@dataclass
+class FlowRunState:
+    """What the flow nodes of one kickoff share.
+
+    ``max_calls`` bounds the flow-method and router executions of the run (the
+    loop guard: loops are legal through router labels, endless ones are not);
+    ``None`` means no bound. ``or_fired`` holds the ``or_`` joins that have
+    already let a method trigger through.
+    """
+
+    flow_name: str = "flow"
+    max_calls: int | None = None
+    calls: int = 0
+    per_method: Counter[str] = field(default_factory=Counter)
+    or_fired: set[str] = field(default_factory=set)
+
+    def count(self, method: str) -> None:
+        """Record one execution of ``method``; raise LoopGuardError past the bound."""
+        self.calls += 1
+        self.per_method[method] += 1
+        if self.max_calls is not None and self.calls > self.max_calls:
+            busiest = ", ".join(f"{name!r} x{n}" for name, n in self.per_method.most_common(3))
+            raise LoopGuardError(
+                f"flow {self.flow_name!r} exceeded max_method_calls={self.max_calls} "
+                f"(about to run {method!r}; most runs: {busiest}). A router loop never ended: "
+                "make the router leave the loop, or raise the bound with the class attribute "
+                "`max_method_calls` or `kickoff(max_method_calls=...)`."
+            )
+
+
+def flow_run_state(ctx: NodeContext) -> FlowRunState:
+    """The run's FlowRunState (created on first use, e.g. when a node runs alone in a test)."""
+    extras = ctx.state.extras
+    frs = extras.get(FLOW_RUN_KEY)
+    if frs is None:
+        frs = extras.setdefault(FLOW_RUN_KEY, FlowRunState())
+    return frs
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """A router's output: the label it chose and the value it was triggered with.
+
+    Listeners of the label receive ``payload`` (as in CrewAI, a router passes
+    its trigger's output on); listeners of the router method itself receive
+    ``label``. ``str()`` is the label, which is what logs and previews show.
+    """
+
+    label: str | None
+    payload: Any = None
+
+    def __str__(self) -> str:
+        return "" if self.label is None else self.label
+
+
+def trigger_payload(ctx: NodeContext, label_preds: frozenset[str]) -> tuple[bool, Any]:
+    """``(triggered, value)``: the output of the predecessor whose firing ran this node.
+
+    ``triggered`` is False for a start method run at kickoff. A router reached
+    through one of its labels (``label_preds``) hands on its payload; reached
+    by its method name, its label.
+    """
+    trigger = ctx.trigger
+    if trigger is None:
+        return False, None
+    value = ctx.upstream.get(trigger)
+    if isinstance(value, Routed):
+        return True, (value.payload if trigger in label_preds else value.label)
+    return True, value
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlowMethodNode(Node):
+    """Calls ``fn`` (a bound flow method) with its trigger's output when it takes a parameter."""
+
+    kind: ClassVar[str] = "flow_method"
+
+    method: str
+    fn: Callable[..., Any]
+    flow_name: str = "flow"
+    is_async: bool = False
+    takes_arg: bool = False
+    arg_optional: bool = False
+    label_preds: frozenset[str] = frozenset()
+
+    async def run(self, ctx: NodeContext) -> NodeResult:
+        flow_run_state(ctx).count(self.method)
+        triggered, payload = trigger_payload(ctx, self.label_preds)
+        ctx.emit(MethodExecutionStartedEvent(flow_name=self.flow_name, method_name=self.method))
+        start = time.perf_counter()
+        try:
+            value = await self._call(triggered, payload)
+        except Exception as exc:
+            ctx.emit(
+                MethodExecutionFailedEvent(
+                    flow_name=self.flow_name, method_name=self.method, error=f"{type(exc).__name__}: {exc}"
+                )
+            )
+            raise
+        result = self._result(value, payload)
+        ctx.emit(
+            MethodExecutionFinishedEvent(
+                flow_name=self.flow_name,
+                method_name=self.method,
+                result=self._reported(result),
+                duration_ms=(time.perf_counter() - start) * 1000,
+            )
+        )
+        return result
+
+    async def _call(self, triggered: bool, payload: Any) -> Any:
+        # A start method run at kickoff has no trigger: it is called without
+        # an argument (a required parameter then gets None).
+        args: tuple[Any, ...] = (payload,) if self.takes_arg else ()
+        if self.takes_arg and not triggered and self.arg_optional:
+            args = ()
+        if self.is_async:
+            return await self.fn(*args)
+        return await asyncio.to_thread(self.fn, *args)
+
+    def _result(self, value: Any, payload: Any) -> NodeResult:
+        return NodeResult(output=value)
+
+    def _reported(self, result: NodeResult) -> Any:
+        return result.output
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d.update(method=self.method, flow=self.flow_name, is_async=self.is_async, takes_arg=self.takes_arg)
+        return d
