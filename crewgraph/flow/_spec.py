@@ -1,0 +1,98 @@
+"""Read a Flow class's decorated methods into the compiler's plain-data FlowSpec."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.flow._labels import router_labels
+from crewgraph.flow.conditions import FlowCondition
+from crewgraph.flow.decorators import FlowMark, get_mark
+
+if TYPE_CHECKING:
+    from crewgraph.compiler.flow_compiler import FlowMethodSpec, FlowSpec, TriggerSpec
+
+__all__ = ["build_spec", "flow_methods"]
+
+
+def flow_methods(cls: type) -> dict[str, Callable[..., Any]]:
+    """Decorated methods by name, in definition order (a subclass's override keeps the
+    base's position; an undecorated override removes the method from the flow)."""
+    found: dict[str, Callable[..., Any]] = {}
+    for klass in reversed(cls.__mro__):
+        for name, attr in vars(klass).items():
+            if get_mark(attr) is not None:
+                found[name] = attr
+            elif name in found:
+                del found[name]
+    return found
+
+
+def _trigger(condition: Any) -> TriggerSpec:
+    from crewgraph.compiler.flow_compiler import TriggerSpec
+
+    if isinstance(condition, FlowCondition):
+        items: list[str | TriggerSpec] = []
+        methods: set[str] = set()
+        for item in condition.conditions:
+            if isinstance(item, FlowCondition):
+                items.append(_trigger(item))
+            elif isinstance(item, str):
+                items.append(item)
+            else:
+                items.append(item.__name__)
+                methods.add(item.__name__)
+        if condition.type == "AND":
+            return TriggerSpec("and", tuple(items), frozenset(methods))
+        return TriggerSpec("or", tuple(items), frozenset(methods))
+    if isinstance(condition, str):
+        return TriggerSpec("or", (condition,))
+    name = condition.__name__
+    return TriggerSpec("or", (name,), frozenset({name}))
+
+
+def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMethodSpec:
+    from crewgraph.compiler.flow_compiler import FlowMethodSpec
+    from crewgraph.errors import CompileError
+
+    conditions: list[Any] = []
+    for condition in mark.conditions:
+        if condition not in conditions:
+            conditions.append(condition)
+    if len(conditions) > 1:
+        raise CompileError(
+            f"method {name!r} has several triggers from stacked decorators; "
+            "combine them with or_(...) / and_(...) in one decorator",
+            task=name,
+        )
+    params = list(inspect.signature(fn).parameters.values())[1:]  # drop self
+    positional = [
+        p for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    first = positional[0] if positional else None
+    labels, is_open = router_labels(fn, mark.labels) if mark.router else ((), False)
+    return FlowMethodSpec(
+        name=name,
+        fn=fn,
+        start=mark.start,
+        router=mark.router,
+        trigger=_trigger(conditions[0]) if conditions else None,
+        labels=labels,
+        open_labels=is_open,
+        is_async=inspect.iscoroutinefunction(fn),
+        takes_arg=first is not None,
+        arg_optional=first is not None and (first.kind == first.VAR_POSITIONAL or first.default is not first.empty),
+    )
+
+
+def build_spec(cls: type, name: str) -> FlowSpec:
+    from crewgraph.compiler.flow_compiler import FlowSpec
+
+    methods = []
+    for method_name, fn in flow_methods(cls).items():
+        mark = get_mark(fn)
+        assert mark is not None
+        methods.append(_method_spec(method_name, fn, mark))
+    return FlowSpec(name=name, methods=tuple(methods))

@@ -1,0 +1,174 @@
+"""Flow: event-driven workflows of methods, compiled to the same graph as crews.
+
+``class MyFlow(Flow[StateType])`` with ``@start()``, ``@listen(...)`` and
+``@router(...)`` methods is read and validated when the class is defined; an
+instance compiles to an ExecutionGraph of ``flow_method``/``router``/``join``
+nodes (holding the instance's bound methods) and ``kickoff`` runs it on the
+one scheduler. This module is the seed's import path
+(``crewgraph.flow.flow``): it also re-exports the decorators and ``and_``/``or_``.
+"""
+
+from __future__ import annotations
+
+import types
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from crewgraph._internal.sync import run_sync
+from crewgraph.flow._memory import FlowMemoryMixin
+from crewgraph.flow._run import _UNSET, kickoff_flow
+from crewgraph.flow._spec import build_spec, flow_methods
+from crewgraph.flow.conditions import FlowCondition, and_, or_
+from crewgraph.flow.decorators import PERSIST, listen, router, start
+from crewgraph.flow.state import (
+    FlowState,
+    apply_inputs,
+    new_state,
+    state_from_dict,
+    state_id,
+    state_type_from_bases,
+)
+
+if TYPE_CHECKING:
+    from crewgraph.compiler.flow_compiler import FlowSpec
+    from crewgraph.flow.persistence import FlowPersistence
+    from crewgraph.graph.execution_graph import ExecutionGraph
+
+__all__ = ["Flow", "FlowCondition", "FlowState", "and_", "listen", "or_", "router", "start"]
+
+T = TypeVar("T", bound="dict[str, Any] | BaseModel")
+
+
+class Flow(FlowMemoryMixin, Generic[T]):
+    """A workflow of decorated methods sharing a ``state``.
+
+    Class attributes: ``initial_state`` (a model class or instance, or a dict;
+    else the ``T`` of ``Flow[T]``, else a dict), ``name``, ``max_method_calls``
+    (loop guard: method executions allowed per kickoff, ``None`` for no bound),
+    ``max_concurrency`` (methods running at once), ``memory``.
+    """
+
+    initial_state: Any = None
+    name: str | None = None
+    max_method_calls: int | None = 100
+    max_concurrency: int = 32
+
+    _spec: ClassVar[FlowSpec | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._spec = None
+        if not flow_methods(cls):
+            return  # a base class without methods yet: checked when it is compiled
+        from crewgraph.compiler.flow_compiler import FlowCompileWarning, validate_flow
+
+        spec = build_spec(cls, cls.name or cls.__name__)
+        for problem in validate_flow(spec):
+            warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=2)
+        cls._spec = spec
+
+    def __init__(self, persistence: FlowPersistence | None = None, memory: Any = None, **kwargs: Any) -> None:
+        """``kwargs`` are initial state values, applied at every kickoff before its inputs."""
+        self._persistence = persistence
+        if memory is not None:
+            self.memory = memory
+        self._init_values = dict(kwargs)
+        self._state: Any = new_state(self._state_template(), dict(kwargs))
+        self._method_outputs: list[Any] = []
+        self._graph: ExecutionGraph | None = None
+        self._run_id: str | None = None
+
+    # ------------------------------------------------------------------ state
+    @property
+    def state(self) -> T:
+        """The current state (a fresh one per kickoff; the last kickoff's afterwards)."""
+        return self._state
+
+    @property
+    def flow_id(self) -> str:
+        """The state's id (what ``@persist`` saves it under)."""
+        return state_id(self._state)
+
+    @property
+    def flow_name(self) -> str:
+        return self.name or type(self).__name__
+
+    @property
+    def method_outputs(self) -> list[Any]:
+        """Outputs of the methods of the last kickoff, in completion order (routers: labels)."""
+        return list(self._method_outputs)
+
+    @property
+    def run_id(self) -> str | None:
+        """Run id of the last kickoff (shared by the events of crews kicked off inside it)."""
+        return self._run_id
+
+    def _state_template(self) -> Any:
+        template = type(self).initial_state
+        if template is None:
+            template = state_type_from_bases(type(self))
+        if isinstance(template, BaseModel | dict):
+            return template
+        if isinstance(template, type) and issubclass(template, BaseModel):
+            return template
+        return None  # dict, Any, a TypeVar...: unstructured state
+
+    def _prepare_state(self, inputs: dict[str, Any], stores: dict[str, tuple[Any, bool]]) -> None:
+        template = self._state_template()
+        if "id" in inputs and stores:
+            for store, _ in dict.fromkeys(stores.values()):
+                saved = store.load_state(str(inputs["id"]))
+                if saved is not None:
+                    self._state = apply_inputs(state_from_dict(template, saved), inputs)
+                    return
+        self._state = new_state(template, {**self._init_values, **inputs})
+
+    def _persistence_plan(self) -> dict[str, tuple[Any, bool]]:
+        """Store per method name ('' = every method) from the ``@persist`` markers."""
+        markers = {"": getattr(type(self), PERSIST, None)}
+        markers.update({n: getattr(fn, PERSIST, None) for n, fn in flow_methods(type(self)).items()})
+        if not any(m is not None for m in markers.values()):
+            return {}
+        from crewgraph.flow.persistence import resolve
+
+        plan: dict[str, tuple[Any, bool]] = {}
+        for key, marker in markers.items():
+            found = resolve(marker, self._persistence)
+            if found is not None:
+                plan[key] = found
+        return plan
+
+    # ------------------------------------------------------------------ plan
+    def compile(self) -> ExecutionGraph:
+        """The flow's plan (validated; built once per instance, bound to its methods)."""
+        if self._graph is None:
+            from crewgraph.compiler.flow_compiler import compile_flow
+
+            spec = type(self)._spec or build_spec(type(self), self.flow_name)
+            self._graph = compile_flow(spec, bind=lambda m: types.MethodType(m.fn, self))
+        return self._graph
+
+    def to_dot(self, **options: Any) -> str:
+        """Graphviz DOT text of the flow (routers as diamonds, labels on route edges)."""
+        return self.compile().to_dot(**options)
+
+    def plot(self, filename: str | Path = "flow.svg", format: str | None = None, **options: Any) -> Path:
+        """Render the flow with Graphviz to ``filename`` (svg, png, pdf... from the suffix;
+        ``.svg`` is added when there is none). Returns the written path."""
+        return self.compile().render(filename, format=format, **options)
+
+    # ------------------------------------------------------------------ run
+    def kickoff(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+        """Run the flow and return the last method's output. ``inputs`` set state fields
+        (``{"id": ...}`` restores a persisted state). Blocks; see :meth:`kickoff_async`."""
+        return run_sync(self.kickoff_async(inputs, max_method_calls=max_method_calls))
+
+    async def kickoff_async(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+        """Run the flow on the current event loop."""
+        return await kickoff_flow(self, inputs, max_method_calls)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.flow_name!r}, state_id={self.flow_id!r})"
