@@ -11,6 +11,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+from crewgraph._internal.run_context import current_run_id
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
     CrewKickoffCompletedEvent,
@@ -41,7 +42,10 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
             inputs = dict(changed)
     checkpoint = _checkpoint_setup(crew, from_checkpoint, inputs)
     inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
-    run_id = checkpoint.run_id or new_run_id()
+    # Inside a flow run, share the flow's run id so its events include the crew's
+    # (not when checkpointing: the checkpoint store is keyed by the crew's own run).
+    parent = current_run_id() if checkpoint.store is None else None
+    run_id = checkpoint.run_id or parent or new_run_id()
     graph = crew.compile(inputs)
     tasks_by_final = {p["final"]: (p, crew.tasks[p["index"]]) for p in graph.meta["tasks"]}
     state = _run_state(crew)
