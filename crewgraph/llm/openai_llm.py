@@ -9,11 +9,13 @@ agents (and ``import crewgraph``) stays fast and works without credentials.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
+import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -119,9 +121,9 @@ class LLM(BaseLLM):
         )
         self.rate_limiter = RPMLimiter(max_rpm)
         self._unsupported_modes: set[str] = set()
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
 
     # -- configuration --------------------------------------------------------
@@ -145,30 +147,57 @@ class LLM(BaseLLM):
         """False once the server has refused a request with tools."""
         return "tools" not in self._unsupported_modes
 
-    def _client(self) -> Any:
+    async def _client(self) -> Any:
         """The ``AsyncOpenAI`` client of the running event loop.
 
-        httpx connection pools belong to one event loop, and ``call()`` may run
-        each call on a fresh loop, so clients are cached per loop.
+        httpx connection pools belong to one event loop, and ``call()`` runs each
+        call on a fresh loop, so clients are cached per loop and closed when that
+        loop shuts down (see :func:`_close_with_loop`).
         """
         loop = asyncio.get_running_loop()
         with self._clients_lock:
-            client = self._clients.get(loop)
-            if client is not None:
-                return client
-            key = self.api_key or os.environ.get("OPENAI_API_KEY")
-            base_url = self._resolved_base_url()
-            if not key:
-                if base_url is None:
-                    raise LLMError(_MISSING_KEY.format(model=self.requested_model))
-                key = _LOCAL_DUMMY_KEY
-            import openai
+            entry = self._clients.get(loop)
+        if entry is not None:
+            return entry[0]
+        await _preload("openai")
+        client = self._new_client()
+        closer = _close_with_loop(client)
+        await closer.__anext__()
+        with self._clients_lock:
+            entry = self._clients.get(loop)
+            if entry is None:
+                self._clients[loop] = (client, closer)
+        if entry is not None:  # another task won the race; keep its client
+            await closer.aclose()
+            return entry[0]
+        return client
 
-            client = openai.AsyncOpenAI(
-                api_key=key, base_url=base_url, timeout=self.timeout, max_retries=0
-            )
-            self._clients[loop] = client
-            return client
+    def _new_client(self) -> Any:
+        key = self.api_key or os.environ.get("OPENAI_API_KEY")
+        base_url = self._resolved_base_url()
+        if not key:
+            if base_url is None:
+                raise LLMError(_MISSING_KEY.format(model=self.requested_model))
+            key = _LOCAL_DUMMY_KEY
+        import openai
+
+        return openai.AsyncOpenAI(
+            api_key=key,
+            base_url=base_url,
+            timeout=self.timeout,
+            max_retries=0,
+            # The plain client: the SDK's default wrapper schedules aclose() from
+            # __del__ on whatever loop is running, which fails for a closed loop.
+            http_client=openai.DefaultAsyncHttpxClient(timeout=self.timeout),
+        )
+
+    async def aclose(self) -> None:
+        """Close this loop's HTTP client now (it is also closed when its loop shuts down)."""
+        loop = asyncio.get_running_loop()
+        with self._clients_lock:
+            entry = self._clients.pop(loop, None)
+        if entry is not None:
+            await entry[1].aclose()
 
     def _params(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Request parameters: instance defaults, then per-call overrides; extras go in extra_body."""
@@ -220,7 +249,7 @@ class LLM(BaseLLM):
         params: dict[str, Any],
         emit: Callable[[Any], None] | None,
     ) -> LLMResponse:
-        client = self._client()
+        client = await self._client()
         request: dict[str, Any] = {"model": self.model, "messages": messages, **params}
         if tools:
             request["tools"] = [spec.to_openai() for spec in tools]
@@ -304,7 +333,8 @@ class LLM(BaseLLM):
         can_fall_back: bool,
     ) -> LLMResponse | None:
         """One mode's attempt; None when the server rejected the mode and a fallback exists."""
-        client = self._client()
+        client = await self._client()
+        await _preload("instructor")
         rejected = is_tools_rejection if mode == "tools" else is_response_format_rejection
         refusals: list[str] = []
 
@@ -353,3 +383,26 @@ class LLM(BaseLLM):
     def __repr__(self) -> str:
         base = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"LLM(model={self.requested_model!r}{base})"
+
+
+async def _preload(module: str) -> None:
+    """Import a heavy dependency in a worker thread the first time, not on the event loop.
+
+    openai and instructor take a second or two to import; doing it inline
+    would stall every other task of the run during the first model call.
+    """
+    if module not in sys.modules:
+        await asyncio.to_thread(importlib.import_module, module)
+
+
+async def _close_with_loop(client: Any) -> AsyncGenerator[None, None]:
+    """Suspended async generator whose cleanup closes ``client``.
+
+    asyncio finalises every live async generator in ``shutdown_asyncgens()``
+    (``asyncio.run`` and ``asyncio.Runner`` call it) while the loop still runs,
+    which is the one moment the client's sockets can be closed cleanly.
+    """
+    try:
+        yield
+    finally:
+        await client.close()

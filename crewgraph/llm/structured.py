@@ -200,11 +200,20 @@ async def create_structured(
             f"The model's {response_model.__name__} was cut off by the max_tokens limit; "
             "raise max_tokens or simplify the model."
         ) from exc
-    if not isinstance(parsed, response_model):
-        parsed = response_model.model_validate(
-            parsed.model_dump() if isinstance(parsed, BaseModel) else parsed
-        )
-    return parsed, usage, completion
+    return _as_exact_type(parsed, response_model), usage, completion
+
+
+def _as_exact_type(value: Any, model: type[M]) -> M:
+    """Instructor returns an instance of its own subclass of ``model``; hand back ``model`` itself.
+
+    Values are copied without re-running validators (they already passed).
+    """
+    if type(value) is model:
+        return value
+    if isinstance(value, model):
+        fields = {name: getattr(value, name) for name in type(value).model_fields}
+        return model.model_construct(_fields_set=set(value.model_fields_set), **fields)
+    return model.model_validate(value.model_dump() if isinstance(value, BaseModel) else value)
 
 
 def _api_error_in_chain(exc: BaseException, kind: type[BaseException]) -> BaseException | None:

@@ -1,8 +1,9 @@
 """Test helpers shipped with crewgraph: scripted models, a local OpenAI-compatible
 server, a network guard and (from the engine) ``run_node``.
 
-Nothing here needs a network or an API key. ``run_node`` is loaded on first
-access from ``crewgraph.testing.run_node``. The pytest fixtures live in
+Nothing here needs a network or an API key. ``run_node``/``arun_node`` are
+loaded on first access from ``crewgraph.testing.run_node`` (the engine's
+module), so importing the kit does not pull in the scheduler. The pytest fixtures live in
 ``crewgraph.testing.pytest_plugin`` (auto-registered by the package).
 """
 
@@ -27,7 +28,7 @@ from crewgraph.testing.openai_server import (
 )
 
 if TYPE_CHECKING:
-    from crewgraph.testing.run_node import run_node
+    from crewgraph.testing.run_node import arun_node, run_node
 
 __all__ = [
     "FakeLLM",
@@ -39,12 +40,13 @@ __all__ = [
     "OpenAICompatServer",
     "RecordedRequest",
     "ServerReply",
+    "arun_node",
     "embedding_for",
     "network_blocked",
     "run_node",
 ]
 
-_LAZY = {"run_node": "crewgraph.testing.run_node"}
+_LAZY = {"arun_node": "crewgraph.testing.run_node", "run_node": "crewgraph.testing.run_node"}
 
 
 def __getattr__(name: str) -> Any:
