@@ -101,7 +101,7 @@ class ToolCallNode(Node):
 
         outcome = await invoke_tool_call(self, ctx)
         info = {
-            "tool": outcome.tool_name,
+            "tool": self.call.name,
             "failed": outcome.failure is not None,
             "from_cache": outcome.from_cache,
         }
