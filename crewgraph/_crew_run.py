@@ -77,7 +77,10 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
         source=crew,
     )
     try:
-        result = await scheduler.run()
+        from crewgraph.runtime.llm_trace import LLMCallTracer
+
+        with LLMCallTracer(scheduler, crew):  # each LLM call becomes a child node of the run graph
+            result = await scheduler.run()
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:
