@@ -14,6 +14,8 @@ Semantics
 - After a node finishes, the checkpointer saves its output before any
   successor starts; nodes in ``restored`` are not run again.
 - ``max_executions`` bounds the total executions (loop guard for flows).
+- Events no handler listens to are neither built nor stamped; a node can ask
+  ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
 """
 
 from __future__ import annotations
@@ -141,6 +143,8 @@ class Scheduler:
     # ------------------------------------------------------------------ events
     def emit(self, event: BaseEvent, node: Node | None = None) -> None:
         """Publish an event stamped with this run (and node) id."""
+        if not self.bus.has_handlers(type(event)):
+            return  # nobody listens: skip the (pydantic) stamping
         if event.run_id is None:
             event.run_id = self.run_id
         if node is not None and event.node_id is None:
@@ -149,7 +153,11 @@ class Scheduler:
         self.bus.emit(self.source, event)
 
     def _emitter(self, node: Node) -> Callable[[BaseEvent], None]:
-        return lambda event: self.emit(event, node)
+        return _NodeEmitter(self, node)
+
+    def wants(self, event_type: type[BaseEvent]) -> bool:
+        """Whether an event of this type would reach a handler (else don't build it)."""
+        return self.bus.has_handlers(event_type)
 
     # ------------------------------------------------------------------ public
     async def run(self) -> RunResult:
@@ -319,7 +327,7 @@ class Scheduler:
             nonlocal first_step
             if n > 1 or first_step:
                 rec.attempts += 1
-            if n == 1 and first_step:
+            if n == 1 and first_step and self.wants(NodeStartedEvent):
                 self.emit(NodeStartedEvent(label=node.display_label, attempt=rec.attempts), node)
             first_step = False
 
@@ -353,15 +361,16 @@ class Scheduler:
             raise
         rec.status = "completed"
         rec.duration_ms = (time.perf_counter() - start) * 1000
-        self.emit(
-            NodeFinishedEvent(
-                label=node.display_label,
-                duration_ms=rec.duration_ms,
-                total_tokens=rec.usage.total_tokens,
-                output_preview=_preview(result.output),
-            ),
-            node,
-        )
+        if self.wants(NodeFinishedEvent):
+            self.emit(
+                NodeFinishedEvent(
+                    label=node.display_label,
+                    duration_ms=rec.duration_ms,
+                    total_tokens=rec.usage.total_tokens,
+                    output_preview=_preview(result.output),
+                ),
+                node,
+            )
         if parent is not None:
             rec.executions += 1
         return result
@@ -404,6 +413,23 @@ class Scheduler:
         for u, v in self.spawn_edges:
             g.add_edge(u, v, kind="spawned")
         return RunGraph(run_id=self.run_id, name=self.graph.name, graph=g, status=status, error=error)
+
+
+class _NodeEmitter:
+    """``ctx.emit`` of one node: stamps and publishes; ``wants(type)`` lets the node skip
+    building events no handler would receive (events cost ~10 us each to build)."""
+
+    __slots__ = ("_node", "_scheduler")
+
+    def __init__(self, scheduler: Scheduler, node: Node) -> None:
+        self._scheduler = scheduler
+        self._node = node
+
+    def __call__(self, event: BaseEvent) -> None:
+        self._scheduler.emit(event, self._node)
+
+    def wants(self, event_type: type[BaseEvent]) -> bool:
+        return self._scheduler.bus.has_handlers(event_type)
 
 
 def _preview(output: Any, limit: int = 200) -> str | None:
