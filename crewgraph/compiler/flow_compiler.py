@@ -175,31 +175,37 @@ def _edges(a: _Analysis, with_labels: bool) -> dict[str, list[str]]:
     return succ
 
 
+def _find_cycle(succ: dict[str, list[str]]) -> list[str] | None:
+    """One cycle as a path ``[a, b, ..., a]``, or None (iterative DFS: chains may be long)."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    for root in succ:
+        if root in state:
+            continue
+        path: list[str] = [root]
+        iters = [iter(succ[root])]
+        state[root] = 1
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                iters.pop()
+            elif state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                iters.append(iter(succ[nxt]))
+    return None
+
+
 def _check_cycles(a: _Analysis) -> None:
-    succ = _edges(a, with_labels=False)
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(n: str) -> list[str] | None:
-        state[n] = 1
-        stack.append(n)
-        for nxt in succ[n]:
-            if state.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
-            if nxt not in state and (found := visit(nxt)) is not None:
-                return found
-        stack.pop()
-        state[n] = 2
-        return None
-
-    for name in a.methods:
-        if name not in state and (cycle := visit(name)) is not None:
-            path = " -> ".join(map(repr, cycle))
-            a.problems.append(
-                (cycle[0], f"methods {path} form a cycle that passes through no router label; "
-                           "a flow may only loop through a @router's label (e.g. @listen('retry'))")
-            )
-            return
+    cycle = _find_cycle(_edges(a, with_labels=False))
+    if cycle is not None:
+        path = " -> ".join(map(repr, cycle))
+        a.problems.append(
+            (cycle[0], f"methods {path} form a cycle that passes through no router label; "
+                       "a flow may only loop through a @router's label (e.g. @listen('retry'))")
+        )
 
 
 def _can_fire(a: _Analysis, item: str | TriggerSpec, runs: set[str]) -> bool:
@@ -226,15 +232,15 @@ def _and_groups(trigger: TriggerSpec) -> Iterable[TriggerSpec]:
 
 def _check_reachability(a: _Analysis) -> None:
     """Least fixpoint of "may run"; an ``and_`` outside it can never complete."""
-    runs = {m.name for m in a.spec.methods if m.start}
-    changed = True
-    while changed:
-        changed = False
-        for m in a.spec.methods:
-            if m.name not in runs and m.trigger is not None and _can_fire(a, m.trigger, runs):
-                runs.add(m.name)
-                changed = True
     succ = _edges(a, with_labels=True)
+    runs = {m.name for m in a.spec.methods if m.start}
+    todo = list(runs)
+    while todo:  # worklist: re-check only the listeners of what just became runnable
+        for name in succ[todo.pop()]:
+            trigger = a.methods[name].trigger
+            if name not in runs and trigger is not None and _can_fire(a, trigger, runs):
+                runs.add(name)
+                todo.append(name)
     never: list[str] = []
     for m in a.spec.methods:
         groups = list(_and_groups(m.trigger)) if m.trigger is not None else []

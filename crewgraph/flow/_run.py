@@ -43,7 +43,7 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, max_metho
     outputs: list[Any] = []
     flow._method_outputs = outputs
     flow._run_id = run_id
-    joins = sum(1 for n in graph if n.kind == "join")
+    size = len(graph) + graph.graph.number_of_edges()
 
     def on_node_finished(node: Node, output: Any) -> None:
         if node.kind not in _METHOD_KINDS:
@@ -68,9 +68,9 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, max_metho
         run_id=run_id,
         state=run_state,
         max_concurrency=flow.max_concurrency,
-        # Backstop only: the method-level guard in the nodes fires first (join
-        # executions are bounded by method executions times the joins).
-        max_executions=None if limit is None else limit * (1 + joins) + len(graph),
+        # Backstop only: the per-method guard in the nodes fires first (a join runs
+        # at most once per arrival, so executions <= limit * (nodes + edges)).
+        max_executions=None if limit is None else limit * size,
         on_node_finished=on_node_finished,
         source=flow,
     )

@@ -47,7 +47,7 @@ class Flow(FlowMemoryMixin, Generic[T]):
 
     Class attributes: ``initial_state`` (a model class or instance, or a dict;
     else the ``T`` of ``Flow[T]``, else a dict), ``name``, ``max_method_calls``
-    (loop guard: method executions allowed per kickoff, ``None`` for no bound),
+    (loop guard: how often any one method may run per kickoff, ``None`` for no bound),
     ``max_concurrency`` (methods running at once), ``memory``.
     """
 

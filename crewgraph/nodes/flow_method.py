@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from crewgraph.errors import LoopGuardError
+from crewgraph.events.base import BaseEvent
 from crewgraph.events.flow_events import (
     MethodExecutionFailedEvent,
     MethodExecutionFinishedEvent,
@@ -37,6 +38,7 @@ __all__ = [
     "Routed",
     "flow_run_state",
     "trigger_payload",
+    "wants",
 ]
 
 FLOW_RUN_KEY = "crewgraph.flow"
@@ -47,10 +49,11 @@ FLOW_RUN_KEY = "crewgraph.flow"
 class FlowRunState:
     """What the flow nodes of one kickoff share.
 
-    ``max_calls`` bounds the flow-method and router executions of the run (the
-    loop guard: loops are legal through router labels, endless ones are not);
-    ``None`` means no bound. ``or_fired`` holds the ``or_`` joins that have
-    already let a method trigger through.
+    ``max_calls`` bounds how often any one method (or router) may run in the
+    kickoff -- the loop guard: loops are legal through router labels, endless
+    ones are not, and a big acyclic flow never comes near it (as CrewAI's
+    ``max_method_calls``). ``None`` means no bound. ``or_fired`` holds the
+    ``or_`` joins that have already let a method trigger through.
     """
 
     flow_name: str = "flow"
@@ -62,14 +65,14 @@ class FlowRunState:
     def count(self, method: str) -> None:
         """Record one execution of ``method``; raise LoopGuardError past the bound."""
         self.calls += 1
-        self.per_method[method] += 1
-        if self.max_calls is not None and self.calls > self.max_calls:
-            busiest = ", ".join(f"{name!r} x{n}" for name, n in self.per_method.most_common(3))
+        n = self.per_method[method] = self.per_method[method] + 1
+        if self.max_calls is not None and n > self.max_calls:
+            loop = ", ".join(f"{name!r} x{k}" for name, k in self.per_method.most_common(4))
             raise LoopGuardError(
-                f"flow {self.flow_name!r} exceeded max_method_calls={self.max_calls} "
-                f"(about to run {method!r}; most runs: {busiest}). A router loop never ended: "
-                "make the router leave the loop, or raise the bound with the class attribute "
-                "`max_method_calls` or `kickoff(max_method_calls=...)`."
+                f"flow {self.flow_name!r}: method {method!r} would run a {n}th time, past "
+                f"max_method_calls={self.max_calls} (runs so far: {loop}). A router loop never "
+                "ended: make the router leave the loop, or raise the bound with the class "
+                "attribute `max_method_calls` or `kickoff(max_method_calls=...)`."
             )
 
 
@@ -80,6 +83,13 @@ def flow_run_state(ctx: NodeContext) -> FlowRunState:
     if frs is None:
         frs = extras.setdefault(FLOW_RUN_KEY, FlowRunState())
     return frs
+
+
+def wants(ctx: NodeContext, event_type: type[BaseEvent]) -> bool:
+    """Whether ``ctx.emit`` would deliver this event type (the scheduler's emitter can
+    tell; building an event nobody receives is most of a trivial method's cost)."""
+    check = getattr(ctx.emit, "wants", None)
+    return True if check is None else bool(check(event_type))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +141,8 @@ class FlowMethodNode(Node):
     async def run(self, ctx: NodeContext) -> NodeResult:
         flow_run_state(ctx).count(self.method)
         triggered, payload = trigger_payload(ctx, self.label_preds)
-        ctx.emit(MethodExecutionStartedEvent(flow_name=self.flow_name, method_name=self.method))
+        if wants(ctx, MethodExecutionStartedEvent):
+            ctx.emit(MethodExecutionStartedEvent(flow_name=self.flow_name, method_name=self.method))
         start = time.perf_counter()
         try:
             value = await self._call(triggered, payload)
@@ -143,14 +154,15 @@ class FlowMethodNode(Node):
             )
             raise
         result = self._result(value, payload)
-        ctx.emit(
-            MethodExecutionFinishedEvent(
-                flow_name=self.flow_name,
-                method_name=self.method,
-                result=self._reported(result),
-                duration_ms=(time.perf_counter() - start) * 1000,
+        if wants(ctx, MethodExecutionFinishedEvent):
+            ctx.emit(
+                MethodExecutionFinishedEvent(
+                    flow_name=self.flow_name,
+                    method_name=self.method,
+                    result=self._reported(result),
+                    duration_ms=(time.perf_counter() - start) * 1000,
+                )
             )
-        )
         return result
 
     async def _call(self, triggered: bool, payload: Any) -> Any:
