@@ -1,0 +1,138 @@
+"""What ``run``, ``replay`` and ``checkpoints resume`` share: checkpoint setup, the kickoff
+with its progress display, and printing the result.
+
+Progress and summaries go to stderr and the result to stdout, so
+``crewgraph run > answer.md`` captures only the answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from crewgraph.cli._errors import UserError, describe
+from crewgraph.cli._target import Target
+
+__all__ = ["configure_checkpoint", "err_console", "print_result", "run_target"]
+
+
+def err_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def configure_checkpoint(target: Target, enabled: bool, db: Path | None) -> Any:
+    """Make the crew checkpoint to ``db`` (its own path, else the default) and return the
+    CheckpointConfig, or switch checkpointing off and return None."""
+    from crewgraph.checkpoint import CheckpointConfig
+
+    obj = target.obj
+    if not hasattr(obj, "checkpoint"):
+        if db is not None:
+            raise UserError(f"{target.label} does not support checkpoints (--db given)")
+        return None
+    if not enabled:
+        obj.checkpoint = None
+        return None
+    try:
+        current = CheckpointConfig.coerce(obj.checkpoint)
+    except TypeError as exc:
+        raise UserError(f"{target.label}: {exc}") from None
+    if current is None:
+        current = CheckpointConfig() if db is None else CheckpointConfig(path=db)
+    elif db is not None:
+        current = current.model_copy(update={"path": Path(db).expanduser()})
+    obj.checkpoint = current
+    return current
+
+
+def _silence(target: Target) -> None:
+    """``--quiet`` also turns off the crew's own verbose log."""
+    obj = target.obj
+    if target.kind == "crew":
+        obj.verbose = False
+        for agent in obj.agents:
+            agent.verbose = False
+    elif hasattr(obj, "verbose"):
+        with contextlib.suppress(Exception):
+            obj.verbose = False
+
+
+def run_target(
+    target: Target, inputs: dict[str, Any], *, quiet: bool, from_checkpoint: str | None = None
+) -> Any:
+    """Kick the crew or flow off, showing node progress unless ``quiet``."""
+    console = err_console()
+    if quiet:
+        _silence(target)
+    else:
+        action = f"Resuming run {from_checkpoint} of" if from_checkpoint else "Running"
+        from rich.markup import escape
+
+        shown = escape(", ".join(f"{k}={v!r}" for k, v in inputs.items()))
+        console.print(f"[bold cyan]{action} {target.kind} {escape(repr(target.name))}[/] [dim]({escape(target.label)})[/]")
+        if shown:
+            console.print(f"[dim]inputs: {shown}[/]")
+    from crewgraph.cli._progress import NodeProgress
+
+    progress = contextlib.nullcontext() if quiet else NodeProgress(console)
+    start = time.perf_counter()
+    try:
+        with progress:
+            if target.kind == "crew" or from_checkpoint is not None:
+                result = target.obj.kickoff(inputs=inputs, from_checkpoint=from_checkpoint)
+            else:
+                result = target.obj.kickoff(inputs=inputs)
+    except Exception as exc:
+        run_id = getattr(exc, "run_id", None)
+        if run_id and getattr(target.obj, "checkpoint", None):
+            raise UserError(
+                f"{describe(exc)} [run {run_id} is checkpointed: fix the cause, then "
+                f"`crewgraph checkpoints resume {run_id}`]"
+            ) from exc
+        raise
+    if not quiet:
+        _summary(console, target, result, time.perf_counter() - start)
+    return result
+
+
+def _summary(console: Any, target: Target, result: Any, seconds: float) -> None:
+    usage = getattr(result, "token_usage", None)
+    tokens = f" · {usage.total_tokens} tokens" if usage is not None else ""
+    run_id = getattr(result, "run_id", None)
+    run = f" · run {run_id}" if run_id else ""
+    from rich.markup import escape
+
+    console.print(f"[bold green]✔ {target.kind} {escape(repr(target.name))} finished[/] in {seconds:.2f}s{tokens}{run}")
+
+
+def print_result(result: Any, as_json: bool) -> None:
+    """The answer on stdout: ``raw`` text, or with ``--json`` a JSON document."""
+    if as_json:
+        typer.echo(json.dumps(_jsonable(result), indent=2, ensure_ascii=False, default=str))
+        return
+    raw = getattr(result, "raw", None)
+    typer.echo(raw if isinstance(raw, str) else ("" if result is None else str(result)))
+
+
+def _jsonable(result: Any) -> Any:
+    from pydantic import BaseModel
+
+    if hasattr(result, "tasks_output") and hasattr(result, "raw"):
+        usage = getattr(result, "token_usage", None)
+        return {
+            "raw": result.raw,
+            "structured": result.to_dict() or None,
+            "tasks": [{"name": t.name, "agent": t.agent, "raw": t.raw} for t in result.tasks_output],
+            "token_usage": usage.model_dump() if usage is not None else None,
+            "run_id": getattr(result, "run_id", None),
+        }
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json")
+    return result

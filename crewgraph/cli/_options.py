@@ -1,0 +1,47 @@
+"""Options several commands share, declared once so their names and help stay identical."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from crewgraph.cli._llm import LLM_ENV
+
+__all__ = ["DbOpt", "InputsOpt", "JsonOpt", "LlmOpt", "QuietOpt", "TargetArg"]
+
+TargetArg = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="[MODULE:ATTR]",
+        help="A Crew, @CrewBase class, function returning a Crew, or Flow "
+        "(default: the project in the current folder).",
+        show_default=False,
+    ),
+]
+InputsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--inputs", "-i", metavar="KEY=VALUE", help="A kickoff input; repeat for more.", show_default=False),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result (no progress).")]
+LlmOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        envvar=LLM_ENV,
+        metavar="MODEL|fake",
+        help="Run every agent on this model; 'fake' runs offline on a demo FakeLLM.",
+        show_default=False,
+    ),
+]
+DbOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="Checkpoint database (default: $CREWGRAPH_STORAGE_DIR/checkpoints.db or "
+        "./.crewgraph/checkpoints/checkpoints.db).",
+        show_default=False,
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]

@@ -1,0 +1,65 @@
+"""Rebuild a run's executed graph from its checkpoints (for ``crewgraph plot --run``).
+
+A finished run's RunGraph lives in memory only; what survives the process is
+the checkpoint store: every finished node with its run record (status, time,
+tokens, attempts). Laying those records over the plan gives the executed
+graph of any run, including one that crashed (its missing nodes show as
+pending, i.e. what a resume would run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["run_graph_from_checkpoint"]
+
+
+def _record(nid: str, data: dict[str, Any], saved: Any) -> Any:
+    from crewgraph.graph.run_record import RunRecord
+    from crewgraph.outputs import UsageMetrics
+
+    node = data.get("node")
+    rec = RunRecord(
+        node_id=nid,
+        kind=str(data.get("kind", "")),
+        label=str(data.get("label", nid)),
+        status="plan" if node is not None and node.plan_only else "pending",
+    )
+    if saved is None:
+        return rec
+    info = saved.info
+    rec.status = str(info.get("status") or "completed") if saved.restorable else "completed"
+    rec.started_at = info.get("started_at")
+    rec.duration_ms = float(info.get("duration_ms") or 0.0)
+    rec.attempts = int(info.get("attempts") or 0)
+    rec.executions = int(info.get("executions") or 0)
+    rec.error = info.get("error")
+    rec.info = dict(info.get("info") or {})
+    usage = info.get("usage")
+    if isinstance(usage, dict):
+        try:
+            rec.usage = UsageMetrics(**usage)
+        except ValueError:
+            pass
+    return rec
+
+
+def run_graph_from_checkpoint(plan: Any, store: Any, run_id: str) -> Any:
+    """The RunGraph of ``run_id``: ``plan``'s nodes and edges with saved records."""
+    import networkx as nx
+
+    from crewgraph.graph.run_record import RunGraph
+
+    info = store.get_run(run_id)
+    saved = {n.node_id: n for n in store.nodes(run_id)}
+    g = nx.DiGraph(name=plan.name)
+    for nid, data in plan.graph.nodes(data=True):
+        rec = _record(nid, data, saved.get(nid))
+        g.add_node(nid, node=data.get("node"), kind=rec.kind, label=rec.label, record=rec)
+    for u, v, data in plan.graph.edges(data=True):
+        g.add_edge(u, v, **data)
+    for nid, cp in saved.items():
+        if nid not in g:  # a node the current plan no longer has
+            rec = _record(nid, {"kind": cp.info.get("kind", ""), "label": cp.info.get("label", nid)}, cp)
+            g.add_node(nid, kind=rec.kind, label=rec.label, record=rec)
+    return RunGraph(run_id=run_id, name=plan.name, graph=g, status=info.status, error=info.error)

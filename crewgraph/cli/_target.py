@@ -1,0 +1,239 @@
+"""Find what a command should run: ``MODULE:ATTR``, a file, or the project in the working directory.
+
+``MODULE:ATTR`` may name a Crew instance, a ``@CrewBase`` class, a function
+returning a Crew (or any of these), or a Flow class or instance. ``MODULE``
+alone (or ``path/to/file.py``) picks the one crew or flow defined there.
+With nothing given, the project in the working directory is used:
+``[tool.crewgraph] crew = "pkg.crew:MyCrew"`` (or ``flow = ...``) in
+``pyproject.toml``, else ``src/<pkg>/crew.py`` (or ``src/<pkg>/main.py`` for
+a flow). ``.`` and ``./src`` are put on ``sys.path`` first, so a scaffolded
+project runs without being installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crewgraph.cli._errors import UserError
+
+__all__ = ["Target", "flow_class", "load_target", "project_settings"]
+
+_NO_TARGET = (
+    "no crew found: pass MODULE:ATTR (e.g. my_project.crew:MyCrew), or run from a project folder "
+    'with pyproject.toml [tool.crewgraph] crew = "..." or src/<package>/crew.py '
+    "(create one with `crewgraph create crew NAME`)"
+)
+
+
+@dataclass
+class Target:
+    """A crew or flow ready to kick off, and where it came from."""
+
+    obj: Any
+    kind: str  # "crew" or "flow"
+    label: str
+    default_inputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        obj = self.obj
+        return str(getattr(obj, "flow_name", None) or getattr(obj, "name", None) or type(obj).__name__)
+
+
+def flow_class() -> type | None:
+    """``crewgraph.flow.Flow`` if the flow package is available (imported only when needed)."""
+    try:
+        from crewgraph.flow import Flow
+    except ImportError:
+        return None
+    return Flow if isinstance(Flow, type) else None
+
+
+def project_settings(cwd: Path) -> dict[str, Any]:
+    """``[tool.crewgraph]`` of ``cwd/pyproject.toml`` ({} when there is none)."""
+    path = cwd / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path.name}: invalid TOML: {exc}") from None
+    settings = data.get("tool", {}).get("crewgraph", {})
+    if not isinstance(settings, dict):
+        raise UserError(f"{path.name}: [tool.crewgraph] must be a table")
+    return settings
+
+
+def load_target(spec: str | None, cwd: Path | None = None) -> Target:
+    """Resolve ``spec`` (or the project in ``cwd``) to a crew or flow object."""
+    cwd = (cwd or Path.cwd()).resolve()
+    _extend_sys_path(cwd)
+    settings = project_settings(cwd)
+    defaults = settings.get("inputs", {})
+    if not isinstance(defaults, dict):
+        raise UserError("pyproject.toml: [tool.crewgraph] inputs must be a table of key = value")
+    if spec is None:
+        spec = _default_spec(cwd, settings)
+    module_part, _, attr = spec.partition(":")
+    module = _import(module_part, cwd)
+    if attr:
+        obj = _get_attr(module, attr)
+        label = f"{module.__name__}:{attr}"
+    else:
+        attr = _find_in_module(module)
+        obj, label = getattr(module, attr), f"{module.__name__}:{attr}"
+    instance, kind = _materialize(obj, label)
+    return Target(obj=instance, kind=kind, label=label, default_inputs=dict(defaults))
+
+
+def _extend_sys_path(cwd: Path) -> None:
+    for folder in (cwd, cwd / "src"):
+        if folder.is_dir() and str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+
+
+def _default_spec(cwd: Path, settings: dict[str, Any]) -> str:
+    for key in ("crew", "flow", "entry"):
+        value = settings.get(key)
+        if value is not None:
+            if not isinstance(value, str) or not value.strip():
+                raise UserError(f'pyproject.toml: [tool.crewgraph] {key} must be "module:attr", got {value!r}')
+            return value.strip()
+    src = cwd / "src"
+    for filename in ("crew.py", "main.py"):
+        found = sorted(src.glob(f"*/{filename}")) if src.is_dir() else []
+        if len(found) > 1:
+            names = ", ".join(p.parent.name for p in found)
+            raise UserError(f"several packages in src/ have a {filename} ({names}); pass MODULE:ATTR")
+        if found:
+            return f"{found[0].parent.name}.{filename[:-3]}"
+    if (cwd / "crew.py").is_file():
+        return "crew"
+    raise UserError(_NO_TARGET)
+
+
+def _module_name_for_file(path: Path) -> tuple[str, Path]:
+    """Dotted name of a .py file and the folder to import it from (packages walked up)."""
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts), folder
+
+
+def _import(name: str, cwd: Path) -> Any:
+    if not name:
+        raise UserError("empty module name: use MODULE:ATTR, e.g. my_project.crew:MyCrew")
+    if name.endswith(".py") or "/" in name or "\\" in name:
+        path = (cwd / name).resolve()
+        if not path.is_file():
+            raise UserError(f"no such file: {name}")
+        name, root = _module_name_for_file(path)
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+            raise UserError(f"cannot import {name!r}: no such module (searched {cwd} and sys.path)") from None
+        raise UserError(f"cannot import {name!r}: {exc}") from None
+    except SyntaxError as exc:
+        where = f"{exc.filename}:{exc.lineno}" if exc.filename else name
+        raise UserError(f"cannot import {name!r}: {where}: {exc.msg}") from None
+    except UserError:
+        raise
+    except Exception as exc:
+        from crewgraph.cli._errors import describe
+
+        raise UserError(f"cannot import {name!r}: {describe(exc)}") from exc
+
+
+def _get_attr(module: Any, attr: str) -> Any:
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            found = _candidates(module)
+            hint = f" (found: {', '.join(found)})" if found else ""
+            raise UserError(f"{module.__name__} has no attribute {attr!r}{hint}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _candidates(module: Any) -> list[str]:
+    """Names in ``module`` that are crews or flows (classes defined there, or instances)."""
+    from crewgraph.crew import Crew
+    from crewgraph.project import is_crew_class
+
+    flow = flow_class()
+    out: list[str] = []
+    for name, value in vars(module).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, type):
+            if getattr(value, "__module__", None) != module.__name__:
+                continue
+            if is_crew_class(value) or (flow is not None and issubclass(value, flow) and value is not flow):
+                out.append(name)
+        elif isinstance(value, Crew) or (flow is not None and isinstance(value, flow)):
+            out.append(name)
+    return out
+
+
+def _find_in_module(module: Any) -> str:
+    found = _candidates(module)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise UserError(
+            f"no crew found in {module.__name__}: it defines no @CrewBase class, Crew or Flow; "
+            f"pass {module.__name__}:ATTR naming one (or a function returning a Crew)"
+        )
+    raise UserError(f"several crews in {module.__name__} ({', '.join(found)}); pick one with {module.__name__}:NAME")
+
+
+def _required_params(func: Any) -> list[str]:
+    import inspect
+
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name
+        for p in params
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+
+
+def _materialize(obj: Any, label: str, depth: int = 0) -> tuple[Any, str]:
+    """Turn what ``label`` names into a Crew or Flow instance."""
+    from crewgraph.crew import Crew
+    from crewgraph.project import find_crew_method, is_crew_class
+
+    flow = flow_class()
+    if isinstance(obj, Crew):
+        return obj, "crew"
+    if flow is not None and isinstance(obj, flow):
+        return obj, "flow"
+    if is_crew_class(obj):
+        return _materialize(obj(), label, depth + 1)
+    if is_crew_class(type(obj)):
+        return _materialize(getattr(obj, find_crew_method(type(obj)))(), label, depth + 1)
+    if flow is not None and isinstance(obj, type) and issubclass(obj, flow):
+        return obj(), "flow"
+    if callable(obj) and not isinstance(obj, type) and depth < 3:
+        required = _required_params(obj)
+        if required:
+            raise UserError(f"{label} needs arguments ({', '.join(required)}); point at a function that takes none")
+        return _materialize(obj(), label, depth + 1)
+    what = "None" if obj is None else f"a {type(obj).__name__}"
+    raise UserError(
+        f"{label} is {what}, not a Crew, a @CrewBase class, a function returning a Crew, or a Flow"
+    )

@@ -1,0 +1,51 @@
+"""The ``crewgraph`` typer application: every command registered in one place."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from crewgraph.cli import checkpoints_cmd, create_cmd, memory_cmd, plot_cmd, run_cmd
+from crewgraph.cli._errors import DEBUG_ENV, set_debug
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="crewgraph",
+    help="Run, plot and inspect crewgraph crews and flows; scaffold new projects.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from crewgraph import __version__
+
+        typer.echo(f"crewgraph {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[
+        bool, typer.Option("--debug", envvar=DEBUG_ENV, help="Show full tracebacks instead of one-line errors.")
+    ] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    """crewgraph: teams of LLM agents, compiled to a typed execution graph."""
+    set_debug(debug)
+
+
+app.command("run")(run_cmd.run)
+app.command("replay")(run_cmd.replay)
+app.command("plot")(plot_cmd.plot)
+app.command("memory")(memory_cmd.memory)
+app.command("reset-memories")(memory_cmd.reset_memories)
+app.add_typer(checkpoints_cmd.app, name="checkpoints")
+app.add_typer(create_cmd.app, name="create")

@@ -1,0 +1,172 @@
+"""``crewgraph checkpoints list|show|resume|delete``: the runs in the checkpoint database."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._inputs import parse_inputs
+from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
+from crewgraph.cli._llm import apply_llm
+from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, QuietOpt, TargetArg
+from crewgraph.cli._target import load_target
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="checkpoints",
+    help="List, inspect, resume and delete checkpointed runs.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _db(db: Path | None) -> Path:
+    from crewgraph.checkpoint import default_checkpoint_path
+
+    return default_checkpoint_path() if db is None else db.expanduser()
+
+
+def _open(db: Path | None) -> Any:
+    """Open an existing database (never create one just to look into it)."""
+    from crewgraph.checkpoint import SQLiteCheckpointStore
+
+    path = _db(db)
+    if not path.is_file():
+        raise UserError(f"no checkpoint database at {path} (runs are checkpointed by `crewgraph run`; see --db)")
+    return SQLiteCheckpointStore(path)
+
+
+def _console() -> Any:
+    """stdout; wide when not a terminal so run ids are never cut in pipes and logs."""
+    import sys
+
+    from rich.console import Console
+
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _when(value: Any) -> str:
+    return str(value.astimezone().strftime("%Y-%m-%d %H:%M:%S"))
+
+
+@app.command("list")
+@guarded
+def list_runs(
+    db: DbOpt = None,
+    name: Annotated[str | None, typer.Option("--name", help="Only runs of this crew/flow name.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many runs.")] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """List checkpointed runs, newest first."""
+    from crewgraph.checkpoint import list_checkpoints
+
+    runs = list_checkpoints(_db(db), name=name, limit=limit)
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
+        return
+    if not runs:
+        typer.echo(f"No checkpointed runs in {_db(db)}.")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    table.add_column("run id", no_wrap=True, min_width=max(len(r.run_id) for r in runs))
+    for column in ("name", "status", "nodes", "updated", "from"):
+        table.add_column(column, overflow="fold")
+    for r in runs:
+        origin = f"{r.parent_run_id} ({r.branch})" if r.parent_run_id else ""
+        table.add_row(r.run_id, r.name, r.status, str(r.nodes_completed), _when(r.updated_at), origin)
+    _console().print(table)
+
+
+@app.command("show")
+@guarded
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run to show.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one run: status, inputs and every saved node."""
+    with _open(db) as store:
+        info = store.get_run(run_id)
+        nodes = store.nodes(run_id)
+    if as_json:
+        data = info.model_dump(mode="json")
+        data["nodes"] = [n.model_dump(mode="json") for n in nodes]
+        typer.echo(json.dumps(data, indent=2, default=str))
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = _console()
+    console.print(f"[bold]{escape(info.run_id)}[/]  {escape(info.name)}  [bold]{info.status}[/]")
+    console.print(f"created {_when(info.created_at)} · updated {_when(info.updated_at)}")
+    if info.parent_run_id:
+        console.print(f"forked from {info.parent_run_id} ({escape(str(info.branch))})")
+    if info.error:
+        console.print(f"[red]error:[/] {escape(info.error)}")
+    inputs = info.meta.get("inputs")
+    if inputs:
+        console.print(f"inputs: {escape(json.dumps(inputs, ensure_ascii=False))}")
+    table = Table(box=None, header_style="bold")
+    for column in ("#", "node", "kind", "status", "time", "tokens"):
+        table.add_column(column, overflow="fold")
+    for n in nodes:
+        status = n.info.get("status", "completed") if n.restorable else "not restorable (re-runs)"
+        seconds = f"{float(n.info.get('duration_ms', 0.0)) / 1000:.2f}s"
+        table.add_row(str(n.seq), escape(n.node_id), str(n.info.get("kind", "")), status, seconds, str(n.info.get("tokens", "")))
+    console.print(table)
+
+
+@app.command("resume")
+@guarded
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The run to resume.")],
+    target: TargetArg = None,
+    inputs: InputsOpt = None,
+    quiet: QuietOpt = False,
+    llm: LlmOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Resume a run: restore its finished nodes and run the rest (with the run's inputs)."""
+    found = load_target(target)
+    config = configure_checkpoint(found, True, db)
+    if config is None:
+        raise UserError(f"{found.label} does not support checkpoints")
+    with _open(config.path) as store:
+        info = store.get_run(run_id)
+    stored = info.meta.get("inputs")
+    data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
+    apply_llm(found, llm)
+    result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
+    print_result(result, as_json)
+
+
+@app.command("delete")
+@guarded
+def delete(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="Runs to delete.", show_default=False)] = None,
+    all_runs: Annotated[bool, typer.Option("--all", help="Delete every run in the database.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before deleting every run.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Delete runs (by id, or --all)."""
+    if all_runs == bool(run_ids):
+        raise UserError("give run ids to delete, or --all (not both)")
+    with _open(db) as store:
+        if all_runs:
+            if not yes:
+                typer.confirm(f"Delete every run in {store.path}?", abort=True)
+            typer.echo(f"Deleted {store.delete_all()} runs.")
+            return
+        for run_id in run_ids or []:
+            store.get_run(run_id)  # check them all before deleting any
+        for run_id in run_ids or []:
+            store.delete_run(run_id)
+            typer.echo(f"Deleted {run_id}.")

@@ -1,0 +1,150 @@
+"""``crewgraph memory`` (browse: tree, recall, records) and ``crewgraph reset-memories``.
+
+Both work on a memory store directly (``--storage-path``, else the default
+``$CREWGRAPH_STORAGE_DIR/memory`` or ``./.crewgraph/memory``), so browsing
+never imports or runs project code. Recall is shallow (vector search, no LLM
+call) unless ``--deep`` is given.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._options import JsonOpt, TargetArg
+
+__all__ = ["memory", "reset_memories"]
+
+StorageOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--storage-path",
+        "-s",
+        help="Memory folder (or Qdrant URL); default $CREWGRAPH_STORAGE_DIR/memory or ./.crewgraph/memory.",
+        show_default=False,
+    ),
+]
+ScopeOpt = Annotated[str, typer.Option("--scope", help="Only this scope and below.")]
+
+
+def _default_storage() -> Path:
+    storage = os.environ.get("CREWGRAPH_STORAGE_DIR", "").strip()
+    return (Path(storage).expanduser() if storage else Path(".crewgraph")) / "memory"
+
+
+def _is_url(value: str) -> bool:
+    return value.startswith(("http://", "https://"))
+
+
+def _open_memory(storage: str | None, *, must_exist: bool = True) -> Any:
+    """A Memory on ``storage``; a missing local folder is an error, not a new empty store."""
+    location = storage if storage is not None else str(_default_storage())
+    if not _is_url(location) and must_exist and not Path(location).expanduser().exists():
+        raise UserError(f"no memory store at {location} (pass --storage-path, or set CREWGRAPH_STORAGE_DIR)")
+    from crewgraph.memory import Memory
+
+    return Memory(storage=location)
+
+
+def _record_json(record: Any) -> dict[str, Any]:
+    if hasattr(record, "model_dump"):
+        data: dict[str, Any] = record.model_dump(mode="json", exclude={"embedding"})
+        return data
+    return {"content": str(getattr(record, "content", record))}
+
+
+def _record_line(record: Any) -> str:
+    from rich.markup import escape
+
+    scope = getattr(record, "scope", "") or ""
+    categories = ", ".join(getattr(record, "categories", None) or [])
+    importance = getattr(record, "importance", None)
+    meta = " · ".join(
+        p for p in (scope, categories, f"importance {importance:.2f}" if isinstance(importance, float) else "") if p
+    )
+    return f"{escape(str(getattr(record, 'content', record)))} [dim]{escape(meta)}[/]"
+
+
+@guarded
+def memory(
+    storage_path: StorageOpt = None,
+    scope: ScopeOpt = "/",
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="Recall the memories that best match this text.")
+    ] = None,
+    records: Annotated[bool, typer.Option("--list", "-l", help="List records (newest first).")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many results.")] = 10,
+    max_depth: Annotated[int | None, typer.Option("--max-depth", min=1, help="Depth of the scope tree.")] = None,
+    deep: Annotated[bool, typer.Option("--deep", help="Deep recall (may call the memory's LLM).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Browse a memory store: its scope tree (default), --query to recall, --list for records."""
+    if query is not None and records:
+        raise UserError("use either --query or --list, not both")
+    mem = _open_memory(storage_path)
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if query is not None:
+        matches = mem.recall(query, scope=scope, limit=limit, depth="deep" if deep else "shallow")
+        if as_json:
+            rows = [{"score": m.score, "record": _record_json(m.record)} for m in matches]
+            typer.echo(json.dumps(rows, indent=2, default=str))
+        elif not matches:
+            typer.echo(f"No memories match {query!r}.")
+        for m in [] if as_json else matches:
+            console.print(f"[bold]{m.score:.2f}[/] {_record_line(m.record)}")
+        return
+    if records:
+        found = mem.list_records(scope=scope, limit=limit)
+        if as_json:
+            typer.echo(json.dumps([_record_json(r) for r in found], indent=2, default=str))
+        elif not found:
+            typer.echo(f"No records under {scope}.")
+        for r in [] if as_json else found:
+            console.print(f"- {_record_line(r)}")
+        return
+    tree = mem.tree(scope, max_depth=max_depth) if max_depth is not None else mem.tree(scope)
+    typer.echo(str(tree))
+
+
+@guarded
+def reset_memories(
+    target: TargetArg = None,
+    memory_: Annotated[bool, typer.Option("--memory", "-m", help="Reset the unified memory.")] = False,
+    all_: Annotated[bool, typer.Option("--all", "-a", help="Reset every memory (the same as -m in crewgraph).")] = False,
+    storage_path: StorageOpt = None,
+    scope: Annotated[str | None, typer.Option("--scope", help="Only forget this scope and below.")] = None,
+) -> None:
+    """Reset memory: a crew's (MODULE:ATTR given) or the store at --storage-path / the default.
+
+    With MODULE:ATTR the crew's own memory is reset (crew.reset_memories), wherever it lives.
+    """
+    if not (memory_ or all_):
+        raise UserError("nothing to reset: pass -m/--memory (or -a/--all)")
+    if target is not None:
+        if storage_path is not None or scope is not None:
+            raise UserError("--storage-path/--scope apply to a memory store, not to MODULE:ATTR")
+        from crewgraph.cli._target import load_target
+
+        found = load_target(target)
+        if found.kind != "crew":
+            raise UserError(f"{found.label} is a {found.kind}; reset-memories takes a crew")
+        found.obj.reset_memories(command_type="all" if all_ else "memory")
+        typer.echo(f"Reset the memory of crew {found.name!r}.")
+        return
+    location = storage_path if storage_path is not None else str(_default_storage())
+    if not _is_url(location) and not Path(location).expanduser().exists():
+        typer.echo(f"Nothing to reset: no memory store at {location}.")
+        return
+    mem = _open_memory(location)
+    if scope is not None:
+        mem.reset(scope=scope)
+    else:
+        mem.reset()
+    typer.echo(f"Reset memory at {location}" + (f" (scope {scope})." if scope else "."))

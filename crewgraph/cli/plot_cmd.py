@@ -1,0 +1,64 @@
+"""``crewgraph plot``: render the plan of a crew or flow (or what a checkpointed run did)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._inputs import parse_inputs
+from crewgraph.cli._kickoff import configure_checkpoint
+from crewgraph.cli._options import DbOpt, InputsOpt, TargetArg
+from crewgraph.cli._target import load_target
+
+__all__ = ["plot"]
+
+
+def _plan(found: Any, inputs: dict[str, Any] | None) -> Any:
+    """The crew's plan (with ``inputs``, its placeholders are checked too) or the flow's."""
+    if found.kind == "crew":
+        return found.obj.compile(inputs) if inputs else found.obj.compile()
+    if inputs:
+        raise UserError("--inputs applies to crews only (a flow's plan does not depend on its inputs)")
+    return found.obj.compile()
+
+
+@guarded
+def plot(
+    target: TargetArg = None,
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="File to write (.svg, .png, .pdf, .dot...); '-' prints DOT.")
+    ] = "crew.svg",
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", help="Output format when the file name has no suffix.")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run", help="Draw what this checkpointed run did instead of the plan.")
+    ] = None,
+    inputs: InputsOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Render the execution plan with Graphviz (or, with --run, the executed graph)."""
+    found = load_target(target)
+    data = parse_inputs(inputs) if inputs else None
+    graph = _plan(found, data)
+    drawn: Any = graph
+    if run_id is not None:
+        config = configure_checkpoint(found, True, db)
+        if config is None:
+            raise UserError(f"{found.label} does not support checkpoints, so --run cannot be drawn")
+        if not config.path.is_file():
+            raise UserError(f"no checkpoint database at {config.path} (see --db)")
+        from crewgraph.checkpoint import SQLiteCheckpointStore
+        from crewgraph.cli._rungraph import run_graph_from_checkpoint
+
+        with SQLiteCheckpointStore(config.path) as store:
+            drawn = run_graph_from_checkpoint(graph, store, run_id)
+    if output == "-":
+        typer.echo(drawn.to_dot())
+        return
+    written = drawn.render(Path(output), format=fmt)
+    what = f"run {run_id}" if run_id else "plan"
+    typer.echo(f"Wrote the {what} of {found.name!r} to {written}")

@@ -1,0 +1,130 @@
+"""``crewgraph run`` and ``crewgraph replay``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._inputs import parse_inputs
+from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
+from crewgraph.cli._llm import apply_llm
+from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, QuietOpt, TargetArg
+from crewgraph.cli._target import load_target
+
+__all__ = ["replay", "run"]
+
+
+@guarded
+def run(
+    target: TargetArg = None,
+    inputs: InputsOpt = None,
+    quiet: QuietOpt = False,
+    llm: LlmOpt = None,
+    checkpoint: Annotated[
+        bool, typer.Option("--checkpoint/--no-checkpoint", help="Checkpoint every finished node (for resume/replay).")
+    ] = True,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a crew or flow and print its result.
+
+    Without MODULE:ATTR, runs the project in the current folder: the crew named by
+    crew = "pkg.crew:MyCrew" in the tool.crewgraph table of pyproject.toml, else
+    src/<pkg>/crew.py. Default inputs come from tool.crewgraph.inputs there.
+    """
+    found = load_target(target)
+    data = parse_inputs(inputs, found.default_inputs)
+    apply_llm(found, llm)
+    configure_checkpoint(found, checkpoint, db)
+    result = run_target(found, data, quiet=quiet)
+    print_result(result, as_json)
+
+
+def _task_plans(graph: Any, label: str) -> list[dict[str, Any]]:
+    plans = graph.meta.get("tasks")
+    if not plans:
+        raise UserError(f"{label}: its plan lists no tasks to replay from")
+    return list(plans)
+
+
+def _pick_task(plans: list[dict[str, Any]], wanted: str) -> dict[str, Any]:
+    """A task by key (t2_write_task), name (write_task) or 1-based position (2)."""
+    for plan in plans:
+        if wanted in (plan["key"], plan["name"]):
+            return plan
+    if wanted.isdigit() and 1 <= int(wanted) <= len(plans):
+        return plans[int(wanted) - 1]
+    known = ", ".join(f"{p['index'] + 1}={p['name']}" for p in plans)
+    raise UserError(f"unknown task {wanted!r}; this crew's tasks: {known}")
+
+
+def _nodes_to_rerun(graph: Any, plans: list[dict[str, Any]], start: dict[str, Any]) -> set[str]:
+    """The task's nodes, every later task's nodes, and everything downstream of them."""
+    prefixes = tuple(p["key"] + "." for p in plans if p["index"] >= start["index"])
+    todo = [nid for nid in graph.graph.nodes if nid.startswith(prefixes)]
+    seen = set(todo)
+    while todo:
+        for succ in graph.execution_successors(todo.pop()):
+            if succ not in seen:
+                seen.add(succ)
+                todo.append(succ)
+    return seen
+
+
+@guarded
+def replay(
+    task: Annotated[str, typer.Option("--task", "-t", help="Task to re-run from: its name, key or position.")],
+    target: TargetArg = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run", help="The run to replay (default: the crew's latest run).")
+    ] = None,
+    inputs: InputsOpt = None,
+    quiet: QuietOpt = False,
+    llm: LlmOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-run a crew from one task of a checkpointed run, reusing the outputs before it.
+
+    The run is forked (the original is left as it was): the task, every later
+    task and everything that depends on them run again.
+    """
+    found = load_target(target)
+    if found.kind != "crew":
+        raise UserError(f"replay works on crews; {found.label} is a {found.kind}")
+    config = configure_checkpoint(found, True, db)
+    if not config.path.is_file():
+        raise UserError(f"no checkpoint database at {_show(config.path)}; run the crew first with `crewgraph run`")
+    graph = found.obj.compile()
+    plans = _task_plans(graph, found.label)
+    start = _pick_task(plans, task)
+    with config.open_store() as store:
+        if run_id is not None:
+            source = store.get_run(run_id)
+        else:
+            latest = store.latest_run(name=graph.name)
+            if latest is None:
+                raise UserError(
+                    f"no checkpointed run of {graph.name!r} in {_show(config.path)}; "
+                    "run it first with `crewgraph run`"
+                )
+            source = latest
+        forked = store.fork(source.run_id, branch=f"replay:{start['name']}", exclude=_nodes_to_rerun(graph, plans, start))
+    stored = source.meta.get("inputs")
+    data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
+    apply_llm(found, llm)
+    if not quiet:
+        from crewgraph.cli._kickoff import err_console
+
+        err_console().print(
+            f"[dim]replaying run {source.run_id} from task {start['name']!r} as run {forked}[/]"
+        )
+    result = run_target(found, data, quiet=quiet, from_checkpoint=forked)
+    print_result(result, as_json)
+
+
+def _show(path: Path) -> str:
+    return str(path)
