@@ -161,8 +161,12 @@ class AgentStepNode(Node):
             by_name.setdefault(tool.to_spec().name.lower(), tool)
             by_name.setdefault(str(tool.name).lower(), tool)
         available = tuple(t.to_spec().name for t in self.tools)
+        from crewgraph.nodes.manager_step import delegated_step
+
         return [
-            ToolCallNode(
+            # A valid call of a delegation tool runs the coworker as a child agent step.
+            delegated_step(self, by_name.get(call.name.lower()), call, f"{self.id}.it{iteration}.{k}")
+            or ToolCallNode(
                 id=f"{self.id}.it{iteration}.{k}.{slugify(call.name, 24)}",
                 label=f"{call.name}()",
                 call=call,
