@@ -87,7 +87,7 @@ class NodeProgress:
         from rich.spinner import Spinner
 
         if not self._running:
-            return Spinner("dots", text="[dim]starting...[/]")
+            return Spinner("dots", text="[dim]working...[/]" if self.finished else "[dim]starting...[/]")
         names = ", ".join(list(self._running.values())[:4])
         more = f" +{len(self._running) - 4}" if len(self._running) > 4 else ""
         return Spinner("dots", text=f"[cyan]running[/] {names}{more}")
