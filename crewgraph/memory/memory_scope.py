@@ -1,0 +1,191 @@
+"""Views of a Memory: ``MemoryScope`` (one subtree) and ``MemorySlice`` (several).
+
+A view holds no state of its own: it rewrites paths and forwards to its
+memory, so views share the store, the save queue and the read barrier.
+Every path given to a view is relative to it and cannot leave it (``..`` is
+refused by :func:`~crewgraph.memory.scopes.normalize_scope`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from crewgraph.memory.memory import Memory
+from crewgraph.memory.scopes import is_within, join_scope, normalize_scope
+from crewgraph.memory.types import MemoryMatch, MemoryRecord, ScopeInfo
+
+__all__ = ["MemoryScope", "MemorySlice"]
+
+
+class MemoryScope:
+    """Everything a :class:`Memory` does, confined to the subtree ``root_path``."""
+
+    memory_kind: Literal["scope"] = "scope"
+
+    def __init__(self, memory: Memory, root_path: str) -> None:
+        self.memory = memory
+        self.root_path = normalize_scope(root_path)
+
+    def __repr__(self) -> str:
+        return f"MemoryScope(root_path={self.root_path!r})"
+
+    def _path(self, path: str | None) -> str:
+        return join_scope(self.root_path, path)
+
+    def remember(self, content: str, scope: str | None = None, **kwargs: Any) -> MemoryRecord | None:
+        """Store under this scope (``scope`` is relative; an inferred scope lands below it too)."""
+        kwargs.pop("root_scope", None)
+        return self.memory.remember(content, scope=scope, root_scope=self.root_path, **kwargs)
+
+    def remember_many(self, contents: list[str], scope: str | None = None, **kwargs: Any) -> list[MemoryRecord]:
+        kwargs.pop("root_scope", None)
+        return self.memory.remember_many(contents, scope=scope, root_scope=self.root_path, **kwargs)
+
+    def recall(
+        self,
+        query: str,
+        scope: str | None = None,
+        categories: list[str] | None = None,
+        limit: int = 10,
+        depth: Literal["shallow", "deep"] = "deep",
+        source: str | None = None,
+        include_private: bool = False,
+    ) -> list[MemoryMatch]:
+        """Recall within this subtree only."""
+        return self.memory.recall(query, self._path(scope), categories, limit, depth, source, include_private)
+
+    def forget(self, scope: str | None = None, **kwargs: Any) -> int:
+        return self.memory.forget(self._path(scope), **kwargs)
+
+    def reset(self, scope: str | None = None) -> None:
+        """Delete this subtree (or a part of it); never the rest of the store."""
+        self.memory.forget(self._path(scope))
+
+    def extract_memories(self, content: str) -> list[str]:
+        return self.memory.extract_memories(content)
+
+    def drain_writes(self, timeout: float | None = None) -> None:
+        self.memory.drain_writes(timeout)
+
+    def tree(self, path: str | None = None, max_depth: int = 3) -> str:
+        return self.memory.tree(self._path(path), max_depth)
+
+    def info(self, path: str | None = None) -> ScopeInfo:
+        return self.memory.info(self._path(path))
+
+    def list_scopes(self, path: str | None = None) -> list[str]:
+        return self.memory.list_scopes(self._path(path))
+
+    def list_categories(self, path: str | None = None) -> dict[str, int]:
+        return self.memory.list_categories(self._path(path))
+
+    def list_records(self, scope: str | None = None, limit: int = 200, offset: int = 0) -> list[MemoryRecord]:
+        return self.memory.list_records(self._path(scope), limit, offset)
+
+    def subscope(self, path: str) -> MemoryScope:
+        """A narrower view: ``scope("/agent/x").subscope("notes")`` is ``/agent/x/notes``."""
+        return MemoryScope(self.memory, self._path(path))
+
+    def scope(self, path: str) -> MemoryScope:
+        return self.subscope(path)
+
+
+class MemorySlice:
+    """A view over several (possibly disjoint) subtrees, read-only by default.
+
+    Recall searches all of them in one filtered query and ranks the union.
+    A read-only slice raises ``PermissionError`` on writes; a read-write slice
+    needs an explicit ``scope`` that lies inside one of its subtrees.
+    """
+
+    memory_kind: Literal["slice"] = "slice"
+
+    def __init__(
+        self,
+        memory: Memory,
+        scopes: list[str],
+        categories: list[str] | None = None,
+        read_only: bool = True,
+    ) -> None:
+        if not scopes:
+            raise ValueError("a memory slice needs at least one scope")
+        self.memory = memory
+        self.scopes = [normalize_scope(s) for s in scopes]
+        self.categories = list(categories) if categories else None
+        self.read_only = read_only
+
+    def __repr__(self) -> str:
+        return f"MemorySlice(scopes={self.scopes!r}, read_only={self.read_only})"
+
+    def _writable_scope(self, scope: str | None) -> str:
+        if self.read_only:
+            raise PermissionError(
+                f"this memory slice over {self.scopes} is read-only; use memory.slice(..., read_only=False) "
+                "or memory.scope(path) to write"
+            )
+        if scope is None:
+            raise ValueError(f"writing through a read-write slice needs an explicit scope (one of {self.scopes})")
+        target = normalize_scope(scope)
+        if not any(is_within(target, s) for s in self.scopes):
+            raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
+        return target
+
+    def remember(self, content: str, scope: str | None = None, **kwargs: Any) -> MemoryRecord | None:
+        target = self._writable_scope(scope)
+        kwargs.pop("root_scope", None)
+        return self.memory.remember(content, scope=target, **kwargs)
+
+    def remember_many(self, contents: list[str], scope: str | None = None, **kwargs: Any) -> list[MemoryRecord]:
+        target = self._writable_scope(scope)
+        kwargs.pop("root_scope", None)
+        return self.memory.remember_many(contents, scope=target, **kwargs)
+
+    def recall(
+        self,
+        query: str,
+        scope: str | None = None,
+        categories: list[str] | None = None,
+        limit: int = 10,
+        depth: Literal["shallow", "deep"] = "deep",
+        source: str | None = None,
+        include_private: bool = False,
+    ) -> list[MemoryMatch]:
+        """Recall across the slice's subtrees (or one of them, if ``scope`` names it)."""
+        roots = [self.memory._abs(s) for s in self.scopes]
+        if scope is not None:
+            target = normalize_scope(scope)
+            if not any(is_within(target, s) for s in self.scopes):
+                raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
+            roots = [self.memory._abs(target)]
+        cats = categories if categories is not None else self.categories
+        return self.memory._recall(query, roots, cats, limit, depth, source, include_private)
+
+    def forget(self, scope: str | None = None, older_than: datetime | None = None, **kwargs: Any) -> int:
+        if self.read_only:
+            self._writable_scope(scope)
+        targets = [self._writable_scope(scope)] if scope is not None else self.scopes
+        return sum(self.memory.forget(t, older_than=older_than, **kwargs) for t in targets)
+
+    def extract_memories(self, content: str) -> list[str]:
+        return self.memory.extract_memories(content)
+
+    def drain_writes(self, timeout: float | None = None) -> None:
+        self.memory.drain_writes(timeout)
+
+    def info(self, path: str) -> ScopeInfo:
+        target = normalize_scope(path)
+        if not any(is_within(target, s) for s in self.scopes):
+            raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
+        return self.memory.info(target)
+
+    def list_records(self, limit: int = 200) -> list[MemoryRecord]:
+        """Newest records across the slice's subtrees."""
+        merged: dict[str, MemoryRecord] = {}
+        for scope in self.scopes:
+            for record in self.memory.list_records(scope, limit=limit):
+                merged[record.id] = record
+        return sorted(merged.values(), key=lambda r: r.created_at, reverse=True)[:limit]
+
+    def tree(self, max_depth: int = 3) -> str:
+        return "\n".join(self.memory.tree(s, max_depth) for s in self.scopes)
