@@ -107,7 +107,12 @@ class Crew(BaseModel):
         """Validate the crew and return its plan. With ``inputs``, also check placeholders."""
         from crewgraph.compiler import compile_crew
 
-        return compile_crew(self, inputs)
+        graph = compile_crew(self, inputs)
+        if self.planning:
+            from crewgraph.compiler.planning import add_planning
+
+            add_planning(graph, self)
+        return graph
 
     def plot(self, path: str | Path = "crew.svg", format: str | None = None) -> Path:
         """Render the plan to ``path`` (svg, png, pdf... from the suffix) with Graphviz."""

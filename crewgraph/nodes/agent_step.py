@@ -59,6 +59,9 @@ class AgentStepNode(Node):
     context_nodes: tuple[str, ...] = ()
     memory_node: str | None = None
     plan: str = ""
+    plan_node: str | None = None
+    """The ``planning`` node whose output (``{task key: plan}``) holds this step's plan."""
+    plan_key: str = ""
     tool_policies: tuple[Any, ...] = ()
     cache: bool = True
     rpm_keys: tuple[str, ...] = ()
@@ -126,7 +129,7 @@ class AgentStepNode(Node):
                     expected,
                     context=context,
                     memories=memories,
-                    plan=self.plan,
+                    plan=self.plan or self._planned(ctx),
                     output_schema=self.output_schema,
                     has_tools=bool(self.tools),
                 ),
@@ -152,6 +155,15 @@ class AgentStepNode(Node):
             )
         )
         return _Loop(messages=messages)
+
+    def _planned(self, ctx: NodeContext) -> str:
+        """This task's plan from the planning node (or, for a redo spawned later, the run state)."""
+        if self.plan_node is None:
+            return ""
+        plans = ctx.upstream.get(self.plan_node)
+        if not isinstance(plans, dict):
+            plans = ctx.state.extras.get("task_plans") or {}
+        return str(plans.get(self.plan_key, ""))
 
     def _tool_nodes(self, calls: list[Any], iteration: int) -> list[Any]:
         from crewgraph.nodes.tool_call import ToolCallNode
