@@ -103,6 +103,13 @@ class _Analysis:
 
     def leaf(self, owner: str, item: str, as_method: bool) -> Leaf | None:
         if item in self.methods:
+            if not as_method and item in self.producers:
+                routers = ", ".join(map(repr, self.producers[item]))
+                self.problems.append(
+                    (owner, f"method {owner!r} listens to {item!r}, which is both a method name and "
+                            f"a label router {routers} returns; rename the method or the label")
+                )
+                return None
             return ("method", item)
         if as_method:
             self.problems.append(

@@ -18,6 +18,8 @@ import logging
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,23 +62,30 @@ class SQLiteFlowPersistence(FlowPersistence):
 
     def __init__(self, db_path: str | Path | None = None) -> None:
         self._given = Path(db_path).expanduser() if db_path is not None else None
-        self._path: Path | None = None
         self._lock = threading.Lock()
+        self._ready: set[Path] = set()
 
     @property
     def db_path(self) -> Path:
-        if self._path is None:
-            self._path = self._given or default_db_path()
-        return self._path
+        """The given path, else the default -- read at each use, so the environment counts."""
+        return self._given or default_db_path()
 
-    def _connect(self) -> Any:
+    @contextmanager
+    def _connect(self, path: Path) -> Iterator[Any]:
+        """A connection for one operation: committed on success, always closed."""
         import sqlite3
 
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        return sqlite3.connect(str(self.db_path), timeout=30)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), timeout=30)
+        try:
+            with conn:
+                yield conn
+        finally:
+            conn.close()
 
     def init_db(self) -> None:
-        with self._lock, self._connect() as conn:
+        path = self.db_path
+        with self._lock, self._connect(path) as conn:
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS flow_states ("
                 " id INTEGER PRIMARY KEY AUTOINCREMENT,"
@@ -86,25 +95,27 @@ class SQLiteFlowPersistence(FlowPersistence):
                 " state_json TEXT NOT NULL)"
             )
             conn.execute("CREATE INDEX IF NOT EXISTS idx_flow_states_uuid ON flow_states(flow_uuid)")
-        self._ready = True
+        self._ready.add(path)
 
-    def _ensure(self) -> None:
-        if not getattr(self, "_ready", False):
+    def _ensure(self) -> Path:
+        path = self.db_path
+        if path not in self._ready:
             self.init_db()
+        return path
 
     def save_state(self, flow_uuid: str, method_name: str, state_data: dict[str, Any] | BaseModel) -> None:
         data = state_data.model_dump(mode="json") if isinstance(state_data, BaseModel) else state_data
         text = json.dumps(data, default=str)
-        self._ensure()
-        with self._lock, self._connect() as conn:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, method_name, datetime.now(UTC).isoformat(), text),
             )
 
     def load_state(self, flow_uuid: str) -> dict[str, Any] | None:
-        self._ensure()
-        with self._lock, self._connect() as conn:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
             row = conn.execute(
                 "SELECT state_json FROM flow_states WHERE flow_uuid = ? ORDER BY id DESC LIMIT 1",
                 (flow_uuid,),
