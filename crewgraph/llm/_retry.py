@@ -102,16 +102,32 @@ def _server_message(exc: Any) -> str:
     return str(getattr(exc, "message", "") or exc)
 
 
-def _root_cause(exc: BaseException) -> BaseException:
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and its causes (explicit cause first, else implicit context), without cycles."""
+    chain: list[BaseException] = []
     seen: set[int] = set()
-    current = exc
-    while id(current) not in seen:
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
         seen.add(id(current))
-        nxt = current.__cause__ or current.__context__
-        if nxt is None:
-            break
-        current = nxt
-    return current
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _connection_detail(exc: BaseException) -> tuple[str, bool]:
+    """Why a connection failed, and whether waiting could help.
+
+    A refused permission anywhere in the chain (e.g. crewgraph.testing's
+    network block) will not heal by retrying; otherwise the deepest OS error
+    ("Connection refused", "Name or service not known") is the useful part.
+    """
+    chain = _chain(exc)
+    for link in chain:
+        if isinstance(link, PermissionError):
+            return f"{type(link).__name__}: {link}", False
+    os_errors = [link for link in chain if isinstance(link, OSError)]
+    best = os_errors[-1] if os_errors else (chain[1] if len(chain) > 1 else exc)
+    return f"{type(best).__name__}: {best}", True
 
 
 def _classify(
@@ -133,10 +149,7 @@ def _classify(
     if isinstance(exc, openai.APITimeoutError):
         return _Failure(True, None, f"request to {endpoint} timed out")
     if isinstance(exc, openai.APIConnectionError):
-        root = _root_cause(exc)
-        detail = f"{type(root).__name__}: {root}" if root is not exc else str(exc)
-        # A refused permission (e.g. crewgraph.testing's network block) will not heal by waiting.
-        retryable = not isinstance(root, PermissionError)
+        detail, retryable = _connection_detail(exc)
         return _Failure(retryable, None, f"could not connect to {endpoint} ({detail})")
     if isinstance(exc, openai.OpenAIError):
         return _Failure(False, None, f"openai client error for {endpoint}: {exc}")

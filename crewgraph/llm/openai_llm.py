@@ -126,6 +126,25 @@ class LLM(BaseLLM):
         ] = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
 
+    # -- copying ------------------------------------------------------------------
+    def __deepcopy__(self, memo: dict[int, Any]) -> LLM:
+        """Copies share this client: it is configuration plus connection pools and the
+        ``max_rpm`` window, which must stay shared (deep-copied agents hit the same quota)."""
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the configuration only; clients and locks are rebuilt on the other side."""
+        state = dict(self.__dict__)
+        for runtime in ("_clients", "_clients_lock", "rate_limiter"):
+            state.pop(runtime, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.rate_limiter = RPMLimiter(self.max_rpm)
+        self._clients = weakref.WeakKeyDictionary()
+        self._clients_lock = threading.Lock()
+
     # -- configuration --------------------------------------------------------
     @property
     def max_retries(self) -> int:

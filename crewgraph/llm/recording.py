@@ -104,6 +104,10 @@ class RecordingLLM(BaseLLM):
         self._lock = threading.Lock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> RecordingLLM:
+        """Copies append to the same file under the same lock, so they share this object."""
+        return self
+
     @property
     def rate_limit_key(self) -> str:
         return self.inner.rate_limit_key
@@ -167,6 +171,10 @@ class ReplayLLM(BaseLLM):
         self.model = str(next((r["model"] for r in self.records if r.get("model")), "replay"))
         self._used = [False] * len(self.records)
         self._lock = threading.Lock()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReplayLLM:
+        """Copies must consume the same recording in order, so they share this object."""
+        return self
 
     @property
     def remaining(self) -> int:

@@ -115,6 +115,13 @@ class FakeLLM(BaseLLM):
         self._lock = threading.Lock()
         self._tool_counter = 0
 
+    def __copy__(self) -> FakeLLM:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FakeLLM:
+        """A fake is one test double: copies (e.g. of an agent) share its script and calls."""
+        return self
+
     # -- scripting ----------------------------------------------------------------
     def add(self, *responses: FakeReply) -> FakeLLM:
         """Append replies to the script; returns self for chaining."""

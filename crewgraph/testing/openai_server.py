@@ -39,7 +39,8 @@ class ServerReply:
 
     Build them with the class methods: :meth:`text`, :meth:`tool_calls`,
     :meth:`json`, :meth:`structured`, :meth:`error`, :meth:`disconnect`.
-    ``payload`` is set by :meth:`structured`. ``usage`` overrides the estimated token counts (keys ``prompt_tokens``,
+    ``payload`` is set by :meth:`structured`. ``delay`` seconds pass before the
+    answer (client timeouts, latency benchmarks). ``usage`` overrides the estimated token counts (keys ``prompt_tokens``,
     ``completion_tokens``); ``cached_tokens`` is reported in
     ``prompt_tokens_details``.
     """
@@ -55,6 +56,7 @@ class ServerReply:
     cached_tokens: int = 0
     drop_connection: bool = False
     finish_reason: str | None = None
+    delay: float = 0.0
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> ServerReply:
@@ -86,6 +88,7 @@ class ServerReply:
         retry_after: float | str | None = None,
         body: Any = None,
         headers: dict[str, str] | None = None,
+        delay: float = 0.0,
     ) -> ServerReply:
         """An HTTP error; ``body`` replaces the default OpenAI-style ``{"error": {...}}``."""
         all_headers = dict(headers or {})
@@ -96,6 +99,7 @@ class ServerReply:
             error_message=message or f"injected error {status}",
             error_body=body,
             headers=all_headers,
+            delay=delay,
         )
 
     @classmethod
@@ -169,10 +173,14 @@ class OpenAICompatServer:
     def start(self) -> OpenAICompatServer:
         """Bind a free port and serve in a daemon thread (idempotent)."""
         if self._httpd is None:
-            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+            self._httpd = _QuietServer(("127.0.0.1", 0), _make_handler(self))
             self._httpd.daemon_threads = True
+            # A short poll interval keeps stop() (which waits for the poll) fast in tests.
             self._thread = threading.Thread(
-                target=self._httpd.serve_forever, name="OpenAICompatServer", daemon=True
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.02},
+                name="OpenAICompatServer",
+                daemon=True,
             )
             self._thread.start()
         return self
@@ -256,6 +264,8 @@ class OpenAICompatServer:
         if body.get("stream"):
             return _error(400, "OpenAICompatServer does not implement streaming.")
         reply = self._next_reply(body, number)
+        if reply.delay > 0:
+            time.sleep(reply.delay)
         if reply.drop_connection:
             return None
         if reply.status >= 400:
@@ -330,6 +340,19 @@ class OpenAICompatServer:
         ]}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up early (timeouts, dropped connections) are normal here, not errors."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def _forced_tool_name(body: dict[str, Any]) -> str | None:
     """The function name a request forces with ``tool_choice`` (instructor TOOLS mode)."""
     choice = body.get("tool_choice")
@@ -376,6 +399,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
             number = server._record("POST", self.path, headers, body)
             try:
                 self._dispatch(body, number)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client gave up (timeout test): nothing to say
             except Exception as exc:  # a bug in a scripted callable: answer, don't hang
                 self._send(*_error(500, f"OpenAICompatServer: {type(exc).__name__}: {exc}"))
 

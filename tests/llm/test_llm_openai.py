@@ -251,3 +251,22 @@ def test_max_rpm_uses_the_limiter(server: OpenAICompatServer, make_llm: Any) -> 
 
 def test_rate_limit_key_includes_endpoint(server: OpenAICompatServer, make_llm: Any) -> None:
     assert make_llm().rate_limit_key == f"{server.base_url}|test-model"
+
+
+def test_timeout_is_retried(server: OpenAICompatServer, make_llm: Any) -> None:
+    server.add(ServerReply.text("too late", delay=0.5), "in time")
+    events: list[Any] = []
+    assert make_llm(timeout=0.2).call("hi", emit=events.append).content == "in time"
+    assert len(events) == 1 and "timed out" in events[0].error
+
+
+def test_copies_share_the_client_and_pickles_keep_the_configuration() -> None:
+    import copy
+    import pickle
+
+    llm = LLM(model="ollama/qwen", max_rpm=10, temperature=0.3, top_p=0.9)
+    assert copy.deepcopy(llm) is llm
+    clone = pickle.loads(pickle.dumps(llm))
+    assert (clone.model, clone.base_url, clone.temperature) == ("qwen", llm.base_url, 0.3)
+    assert clone.extra_body_params == {"top_p": 0.9}
+    assert clone.rate_limiter.max_rpm == 10 and clone.rate_limiter is not llm.rate_limiter
