@@ -92,7 +92,7 @@ def _returns(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Return]:
         if isinstance(node, ast.Return):
             found.append(node)
         todo.extend(ast.iter_child_nodes(node))
-    return found
+    return sorted(found, key=lambda r: (r.lineno, r.col_offset))  # source order
 
 
 def _collect_expr(expr: ast.expr | None, fn: Callable[..., Any], out: list[str]) -> bool:

@@ -69,8 +69,8 @@ class FlowRunState:
         if self.max_calls is not None and n > self.max_calls:
             loop = ", ".join(f"{name!r} x{k}" for name, k in self.per_method.most_common(4))
             raise LoopGuardError(
-                f"flow {self.flow_name!r}: method {method!r} would run a {n}th time, past "
-                f"max_method_calls={self.max_calls} (runs so far: {loop}). A router loop never "
+                f"flow {self.flow_name!r}: method {method!r} would run {n} times, more than "
+                f"max_method_calls={self.max_calls} allows (runs so far: {loop}). A router loop never "
                 "ended: make the router leave the loop, or raise the bound with the class "
                 "attribute `max_method_calls` or `kickoff(max_method_calls=...)`."
             )

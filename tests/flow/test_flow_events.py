@@ -85,7 +85,7 @@ def test_loop_guard_names_the_loop(captured: Any) -> None:
     with pytest.raises(LoopGuardError) as info:
         Loop().kickoff(max_method_calls=4)
     message = str(info.value)
-    assert "'b' would run a 5th time" in message and "'r' x4" in message
+    assert "'b' would run 5 times" in message and "'r' x4" in message
     assert "max_method_calls" in message
 
 

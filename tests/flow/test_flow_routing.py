@@ -248,7 +248,7 @@ def test_loop_guard_class_attribute_and_kickoff_argument() -> None:
         def r(self) -> Literal["again"]:
             return "again"
 
-    with pytest.raises(LoopGuardError, match=r"method 'work' would run a 6th time, past max_method_calls=5"):
+    with pytest.raises(LoopGuardError, match=r"method 'work' would run 6 times, more than max_method_calls=5"):
         Endless().kickoff()
     with pytest.raises(LoopGuardError, match="max_method_calls=3"):
         Endless().kickoff(max_method_calls=3)
