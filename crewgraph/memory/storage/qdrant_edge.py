@@ -322,7 +322,8 @@ class QdrantEdgeStorage(QdrantStorageBase):
 
         request = FacetRequest(key=key, limit=FACET_LIMIT, exact=True, filter=_to_filter(conds))
         response = self._run(lambda s: s.shard.facet(request) if s.shard is not None else [])
-        return {str(hit.value): int(hit.count) for hit in response}
+        # Deleted points can leave zero-count values in the keyword index: drop them.
+        return {str(hit.value): int(hit.count) for hit in response if hit.count > 0}
 
     def _delete(self, conds: list[Cond]) -> None:
         from qdrant_edge import UpdateOperation
