@@ -47,6 +47,9 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
     parent = current_run_id() if checkpoint.store is None else None
     run_id = checkpoint.run_id or parent or new_run_id()
     graph = crew.compile(inputs)
+    from crewgraph.runtime.cassette import apply_cassette
+
+    graph, default_llm, _tape = apply_cassette(graph, crew.llm, crew.cassette)  # record/replay, if on
     tasks_by_final = {p["final"]: (p, crew.tasks[p["index"]]) for p in graph.meta["tasks"]}
     state = _run_state(crew)
     memory = crew.get_memory()
@@ -65,7 +68,7 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
         graph,
-        llm=crew.llm,
+        llm=default_llm,
         memory=memory,
         inputs=inputs,
         run_id=run_id,

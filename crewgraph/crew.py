@@ -63,6 +63,9 @@ class Crew(BaseModel):
     after_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
     tool_failure_policy: Any = None
     checkpoint: Any = None
+    cassette: Any = Field(
+        default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
+    )
     input_provider: Callable[[str], str] | None = Field(
         default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
     )
