@@ -12,7 +12,10 @@ sense if the crew really is the same, which is why a checkpointed crew run
 records a *plan fingerprint* (the executable node ids, a hash of each task's
 definition and the kickoff inputs) and a resume compares it before restoring
 anything: a changed crew gets a :class:`CheckpointError` naming what differs
-instead of silently mixing old outputs into a new plan.
+instead of silently mixing old outputs into a new plan. Only changes that
+make a restored output wrong are refused (the node set; the definition of, or
+an input used by, a task that finished); a resume may change tasks that never
+finished, and inputs it does not pass are taken from the run.
 
 ``from_checkpoint`` accepts:
 
@@ -86,7 +89,7 @@ class CheckpointOwner(Protocol):
 class ResolvedCheckpoint:
     """What a kickoff needs: the store to write to, the run id (None: the caller picks a
     fresh one), outputs not to recompute, and the inputs to run with (a crew resume
-    without inputs reuses the run's own). Unpacks as ``store, run_id, restored``."""
+    takes the inputs it is not given from the run). Unpacks as ``store, run_id, restored``."""
 
     store: SQLiteCheckpointStore | None = None
     run_id: str | None = None
@@ -217,12 +220,12 @@ def _resolve_crew(
     if request is not None and request.branch is not None:
         run_id = store.fork(run_id, request.branch)
     stored = store.load_meta(run_id).get(PLAN_META_KEY)
-    inputs = _resume_inputs(run_id, stored, inputs)
+    inputs = {**((stored or {}).get("inputs") or {}), **inputs}  # given inputs override the run's
     graph = crew.compile(inputs)
     fingerprint = plan_fingerprint(crew, graph, inputs)
     restored = {k: v for k, v in store.completed(run_id).items() if k in graph}
     if stored is not None:
-        _check_plan(run_id, stored, fingerprint, restored)
+        _check_plan(run_id, stored, fingerprint, restored, _placeholders(crew, graph))
     elif restored:
         logger.warning("run %r has no plan fingerprint; resuming without checking the plan", run_id)
     store.update_meta(run_id, {PLAN_META_KEY: fingerprint, **_factory_meta(crew)})
@@ -247,27 +250,10 @@ def _latest_matching(
     nodes = _node_ids(crew.compile(inputs or None))
     for run in candidates:
         stored = run.meta.get(PLAN_META_KEY) or {}
-        if stored.get("nodes") == nodes and (not inputs or _jsonable(inputs) == stored.get("inputs")):
+        saved = stored.get("inputs") or {}
+        if stored.get("nodes") == nodes and all(saved.get(k) == v for k, v in _jsonable(inputs).items()):
             return run.run_id
     return None
-
-
-def _resume_inputs(run_id: str, stored: dict[str, Any] | None, inputs: dict[str, Any]) -> dict[str, Any]:
-    """A resume without inputs reuses the run's; different inputs would mix two runs' outputs."""
-    if stored is None:
-        return inputs
-    saved = stored.get("inputs") or {}
-    if not inputs:
-        return dict(saved)
-    given = _jsonable(inputs)
-    if given != saved:
-        keys = sorted(k for k in set(saved) | set(given) if given.get(k) != saved.get(k))
-        raise CheckpointError(
-            f"cannot resume run {run_id!r}: its kickoff inputs differ ({', '.join(keys)}); "
-            f"the run started with {saved!r}. Resume with the same inputs (or none, to reuse "
-            "them), or start a new run."
-        )
-    return inputs
 
 
 # ---------------------------------------------------------------------- the plan fingerprint
@@ -292,8 +278,19 @@ def plan_fingerprint(crew: Any, graph: Any, inputs: dict[str, Any]) -> dict[str,
     return {"nodes": _node_ids(graph), "tasks": tasks, "inputs": _jsonable(inputs)}
 
 
-def _check_plan(run_id: str, stored: dict[str, Any], current: dict[str, Any], restored: dict[str, Any]) -> None:
-    """Raise CheckpointError naming what differs between the checkpointed and the current crew."""
+def _check_plan(
+    run_id: str,
+    stored: dict[str, Any],
+    current: dict[str, Any],
+    restored: dict[str, Any],
+    uses: dict[str, set[str]],
+) -> None:
+    """Raise CheckpointError naming what differs between the checkpointed and the current crew.
+
+    Only differences that make a *restored* output wrong count: a changed node set,
+    or a finished task whose definition, or an input it uses, changed. Changing a
+    task that never finished is simply running its new version.
+    """
     problems: list[str] = []
     old_nodes, new_nodes = set(stored.get("nodes") or []), set(current["nodes"])
     if old_nodes != new_nodes:
@@ -311,6 +308,13 @@ def _check_plan(run_id: str, stored: dict[str, Any], current: dict[str, Any], re
             continue  # the task never finished: running its new definition is what the user wants
         changed = [f for f in _TASK_FIELDS if before.get(f) != fields.get(f)]
         problems.append(f"task {key!r} finished in the checkpoint but its {', '.join(changed)} changed")
+    old_inputs, new_inputs = stored.get("inputs") or {}, current["inputs"]
+    changed_inputs = {k for k in set(old_inputs) | set(new_inputs) if old_inputs.get(k) != new_inputs.get(k)}
+    for key, names in uses.items():
+        hit = sorted(names & changed_inputs)
+        if hit and any(nid.startswith(key + ".") for nid in restored):
+            values = ", ".join(f"{n}={old_inputs.get(n)!r} -> {new_inputs.get(n)!r}" for n in hit)
+            problems.append(f"task {key!r} finished in the checkpoint with other inputs ({values})")
     if problems:
         raise CheckpointError(
             f"cannot resume run {run_id!r}: the crew differs from the one that was checkpointed:\n"
@@ -318,6 +322,21 @@ def _check_plan(run_id: str, stored: dict[str, Any], current: dict[str, Any], re
             + "\nResume with the same crew definition, fork the run to re-run changed tasks, "
             "or start a new run (kickoff without from_checkpoint)."
         )
+
+
+def _placeholders(crew: Any, graph: Any) -> dict[str, set[str]]:
+    """Per task key, the ``{inputs}`` its task and agent texts use."""
+    from crewgraph._internal.interpolate import placeholder_names
+
+    uses: dict[str, set[str]] = {}
+    for plan in graph.meta.get("tasks", []):
+        task = crew.tasks[plan["index"]]
+        names = set(task.placeholders())
+        if task.agent is not None:
+            for text in (task.agent.role, task.agent.goal, task.agent.backstory):
+                names |= placeholder_names(text or "")
+        uses[plan["key"]] = names
+    return uses
 
 
 def _node_ids(graph: Any) -> list[str]:

@@ -71,11 +71,25 @@ def test_resume_without_inputs_reuses_the_runs_inputs(tmp_path: Path) -> None:
     assert out.tasks_output[0].description == "Research AI"
 
 
-def test_resume_with_other_inputs_is_refused(tmp_path: Path) -> None:
+def test_resume_with_an_input_a_finished_task_used_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "cp.db"
     run_id = _fail_at_step2(db)
-    with pytest.raises(CheckpointError, match="inputs differ \\(topic\\)"):
+    with pytest.raises(CheckpointError, match=r"task 't1_step1' finished in the checkpoint with other inputs \(topic='AI' -> 'cats'\)"):
         build_crew(FakeLLM([]), db).kickoff({"topic": "cats"}, from_checkpoint=run_id)
+
+
+def test_resume_may_change_inputs_only_unfinished_tasks_use(tmp_path: Path) -> None:
+    db = tmp_path / "cp.db"
+    descriptions = ("Research {topic}", "Outline", "Write in {style}")
+    first = FakeLLM([FakeToolCall("lookup", {"topic": "AI"}), "notes", RuntimeError("down")])
+    with pytest.raises(CrewGraphError) as info:
+        build_crew(first, db, descriptions=descriptions).kickoff({"topic": "AI", "style": "prose"})
+    llm = FakeLLM(["outline", "poem"])
+    out = build_crew(llm, db, descriptions=descriptions).kickoff(
+        {"style": "verse"}, from_checkpoint=info.value.run_id  # type: ignore[attr-defined]
+    )
+    assert out.raw == "poem" and "Write in verse" in llm.calls[1].prompt
+    assert out.tasks_output[0].description == "Research AI"  # topic taken from the run
 
 
 def test_from_checkpoint_true_resumes_latest_unfinished_else_starts_fresh(tmp_path: Path) -> None:
