@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import statistics
 import sys
 import time
@@ -26,17 +27,7 @@ from typing import Any
 from crewgraph.flow import Flow, and_, listen, start
 
 
-def _noop_sync(self: Any, *args: Any) -> int:
-    return 1
-
-
-async def _noop_async(self: Any, *args: Any) -> int:
-    return 1
-
-
 def _method(is_async: bool, name: str) -> Callable[..., Any]:
-    src = _noop_async if is_async else _noop_sync
-
     if is_async:
         async def fn(self: Any, *args: Any) -> int:
             return 1
@@ -44,7 +35,6 @@ def _method(is_async: bool, name: str) -> Callable[..., Any]:
         def fn(self: Any, *args: Any) -> int:  # type: ignore[misc]
             return 1
     fn.__name__ = fn.__qualname__ = name
-    del src
     return fn
 
 
@@ -96,12 +86,45 @@ def _measure(cls: type[Flow[Any]], methods: int, repeat: int) -> dict[str, float
     }
 
 
+def _floor(n: int, repeat: int) -> tuple[float, float]:
+    """ms per call of the bare mechanisms a method rides on: a thread round trip
+    (``asyncio.to_thread``) and an awaited coroutine, chained n times."""
+
+    def f() -> int:
+        return 1
+
+    async def g() -> int:
+        return 1
+
+    async def chains() -> tuple[float, float]:
+        thread, coro = [], []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            for _ in range(n):
+                await asyncio.to_thread(f)
+            thread.append((time.perf_counter() - t) / n * 1000)
+            t = time.perf_counter()
+            for _ in range(n):
+                await g()
+            coro.append((time.perf_counter() - t) / n * 1000)
+        return statistics.median(thread), statistics.median(coro)
+
+    return asyncio.run(chains())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200, help="listeners per shape (default 200)")
     parser.add_argument("--repeat", type=int, default=20, help="measured kickoffs per case")
     args = parser.parse_args(argv)
     print(f"python {sys.version.split()[0]}, n={args.n}, repeat={args.repeat}")
+    t = time.perf_counter()
+    for module in ("crewgraph.compiler.flow_compiler", "crewgraph.runtime", "networkx"):
+        importlib.import_module(module)  # what the first class definition / kickoff loads
+
+    print(f"one-time imports (compiler, scheduler, networkx): {(time.perf_counter() - t) * 1000:.0f} ms")
+    thread_ms, coro_ms = _floor(args.n, args.repeat)
+    print(f"floor: asyncio.to_thread round trip {thread_ms:.3f} ms, awaited coroutine {coro_ms:.4f} ms")
     print(f"{'case':<22}{'methods':>8}{'first kickoff':>15}{'median/method':>15}{'best/method':>13}")
     for shape, build, methods in (
         ("chain", chain_flow, args.n + 1),

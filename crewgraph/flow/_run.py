@@ -76,7 +76,7 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, max_metho
     )
     try:
         with run_scope(run_id):
-            await scheduler.run()
+            result_of_run = await scheduler.run()
     except NodeExecutionError as exc:
         cause = exc.__cause__
         if exc.kind in _METHOD_KINDS and isinstance(cause, Exception):
@@ -86,6 +86,7 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, max_metho
         raise
     finally:
         flow._drain_memory()
+    flow._run_graph = result_of_run.run_graph
     result = outputs[-1] if outputs else None
     emit(FlowFinishedEvent(flow_name=name, result=result, duration_ms=(time.perf_counter() - start) * 1000))
     return result

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from crewgraph.compiler.flow_compiler import FlowSpec
     from crewgraph.flow.persistence import FlowPersistence
     from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.graph.run_record import RunGraph
 
 __all__ = ["Flow", "FlowCondition", "FlowState", "and_", "listen", "or_", "router", "start"]
 
@@ -80,6 +81,7 @@ class Flow(FlowMemoryMixin, Generic[T]):
         self._method_outputs: list[Any] = []
         self._graph: ExecutionGraph | None = None
         self._run_id: str | None = None
+        self._run_graph: RunGraph | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -105,6 +107,12 @@ class Flow(FlowMemoryMixin, Generic[T]):
     def run_id(self) -> str | None:
         """Run id of the last kickoff (shared by the events of crews kicked off inside it)."""
         return self._run_id
+
+    @property
+    def run_graph(self) -> RunGraph | None:
+        """The executed graph of the last successful kickoff (timings, statuses, per-node
+        executions); ``run_graph.render("run.svg")`` draws it."""
+        return self._run_graph
 
     def _state_template(self) -> Any:
         template = type(self).initial_state

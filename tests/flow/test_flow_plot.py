@@ -61,3 +61,14 @@ def test_plot_renders_svg(tmp_path: Path) -> None:
     svg = out.read_text()
     assert "<svg" in svg and "verdict" in svg and "publish" in svg
     assert "<html" not in svg.lower()
+
+
+def test_run_graph_of_the_last_kickoff(tmp_path: Path) -> None:
+    flow = Review()
+    assert flow.run_graph is None
+    flow.kickoff()
+    run = flow.run_graph
+    assert run is not None and run.run_id == flow.run_id
+    assert run.record("check").status == "completed" and run.record("check").executions == 1
+    assert run.record("rewrite").executions == 1 and run.record("release").status == "completed"
+    assert "verdict" in run.to_dot()

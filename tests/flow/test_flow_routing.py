@@ -276,3 +276,16 @@ def test_loop_guard_can_be_lifted_for_long_loops() -> None:
             return n
 
     assert Count().kickoff() == 250
+
+
+def test_bare_start_decorator() -> None:
+    class F(Flow):
+        @start
+        def a(self) -> str:
+            return "a"
+
+        @listen(a)
+        def b(self, v: str) -> str:
+            return v + "b"
+
+    assert F().kickoff() == "ab"
