@@ -18,11 +18,12 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from crewgraph.errors import LLMError, LLMRateLimitError
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 __all__ = ["RetrySettings", "call_with_retries", "parse_retry_after"]
 
@@ -188,6 +189,7 @@ async def call_with_retries(
     Non-HTTP exceptions (including crewgraph errors raised inside ``attempt``)
     propagate unchanged on the first occurrence.
     """
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
     async def _once() -> T:
         try:

@@ -10,6 +10,7 @@ under test cannot tell the difference.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import threading
 from collections.abc import Iterable
@@ -86,7 +87,8 @@ class FakeLLM(BaseLLM):
     them (tool calls in one turn); a dict ``{"content": ..., "tool_calls": [...]}``;
     a pydantic instance (``parsed`` when a ``response_model`` is requested,
     else its JSON as text); an exception instance or class (raised); or a
-    callable taking the :class:`FakeRequest` and returning any of these. When
+    callable (sync or async) taking the :class:`FakeRequest` and returning any
+    of these. When
     a ``response_model`` is requested and the reply is text, it is parsed with
     :func:`~crewgraph.llm.parse_model_output` like a text-only model's output.
 
@@ -177,6 +179,8 @@ class FakeLLM(BaseLLM):
             await asyncio.sleep(self.latency)
         while callable(item) and not isinstance(item, (type, BaseModel)):
             item = item(request)
+            if inspect.isawaitable(item):
+                item = await item
         return self._build(item, request)
 
     def _build(self, item: FakeReply, request: FakeRequest) -> LLMResponse:

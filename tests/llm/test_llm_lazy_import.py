@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ["openai", "instructor", "httpx", "httpx2", "httpcore", "anyio"]
+HEAVY = ["openai", "instructor", "httpx", "httpx2", "httpcore", "anyio", "tenacity"]
 
 
 def test_importing_llm_and_testing_does_not_import_openai() -> None:

@@ -94,6 +94,14 @@ def test_callable_reply_sees_the_request() -> None:
     assert llm.call("x", tools=[SEARCH]).tool_calls[0].parsed_arguments() == {"n": 1}
 
 
+def test_async_callable_reply() -> None:
+    async def later(request: FakeRequest) -> str:
+        await asyncio.sleep(0)
+        return f"{len(request.messages)} message(s)"
+
+    assert FakeLLM([later]).call("x").content == "1 message(s)"
+
+
 def test_exhausted_script_shows_the_last_request() -> None:
     llm = FakeLLM(["only one"])
     llm.call("first")
