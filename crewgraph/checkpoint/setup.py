@@ -39,7 +39,7 @@ import hashlib
 import importlib
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -425,7 +425,7 @@ def fork_crew(
     branch: str | None = None,
     *,
     factory: Any = None,
-    exclude: tuple[str, ...] = (),
+    exclude: Iterable[str] = (),
 ) -> Crew:
     """``Crew.fork``: copy the run's finished outputs under a new run id (``branch`` as its
     label) and return the crew bound to resume that fork; the original run is untouched."""
@@ -433,7 +433,7 @@ def fork_crew(
     return crew_from_checkpoint(cls, config.model_copy(update={"run_id": new_id}), factory=factory)
 
 
-def fork_run(config: CheckpointConfig, branch: str | None = None, *, exclude: tuple[str, ...] = ()) -> str:
+def fork_run(config: CheckpointConfig, branch: str | None = None, *, exclude: Iterable[str] = ()) -> str:
     """Fork ``config.run_id`` in ``config.path``; returns the new run id."""
     if config.run_id is None:
         raise CheckpointError("forking needs CheckpointConfig(run_id=...) naming the run to fork")
