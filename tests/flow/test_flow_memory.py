@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
@@ -69,16 +68,3 @@ def test_default_memory_is_built_once_on_first_use(monkeypatch: pytest.MonkeyPat
     F().kickoff()
     assert built == [1] and [c for c, _ in fake_memory.saved] == ["one", "two"]
 
-
-def test_real_default_memory_if_available(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
-    memory_module = sys.modules.get("crewgraph.memory")
-    try:
-        import crewgraph.memory as memory_module
-    except ImportError:
-        pytest.skip("crewgraph.memory is not importable")
-    if not hasattr(memory_module, "Memory"):
-        pytest.skip("crewgraph.memory.Memory is not there yet")
-    import crewgraph.flow._memory as flow_memory
-
-    obj = flow_memory._default_memory()
-    assert type(obj).__name__ == "Memory"

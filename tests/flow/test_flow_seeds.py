@@ -74,6 +74,37 @@ def test_seed_001_research_flow_memory(monkeypatch: pytest.MonkeyPatch, fake_mem
     assert fake_memory.drained == 1  # pending writes are flushed when the kickoff ends
 
 
+@pytest.mark.block_network
+def test_seed_001_research_flow_with_the_real_default_memory(
+    storage_dir: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same snippet on the real default Memory (embedded Qdrant, local embedder), offline:
+    without an API key the LLM analysis falls back to safe defaults."""
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    from crewgraph.flow.flow import Flow, listen, start
+
+    class ResearchFlow(Flow):
+        @start()
+        def gather_data(self):
+            findings = "PostgreSQL handles 10k concurrent connections. MySQL caps at 5k."
+            self.remember(findings, scope="/research/databases")
+            return findings
+
+        @listen(gather_data)
+        def write_report(self, findings):
+            # Recall past research to provide context
+            past = self.recall("database performance benchmarks")
+            context = "\n".join(f"- {m.record.content}" for m in past)
+            return f"Report:\nNew findings: {findings}\nPrevious context:\n{context}"
+
+    flow = ResearchFlow()
+    report = flow.kickoff()
+    assert report.endswith("Previous context:\n- PostgreSQL handles 10k concurrent connections. MySQL caps at 5k.")
+    assert type(flow._flow_memory()).__name__ == "Memory"
+    assert (storage_dir / "memory").exists()
+
+
 def _seed_000_agent(fake_llm: Any) -> tuple[Any, Any]:
     from crewgraph import Agent
     from crewgraph.testing import FakeToolCall
