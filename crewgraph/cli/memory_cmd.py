@@ -32,19 +32,30 @@ StorageOpt = Annotated[
 ScopeOpt = Annotated[str, typer.Option("--scope", help="Only this scope and below.")]
 
 
-def _default_storage() -> Path:
-    storage = os.environ.get("CREWGRAPH_STORAGE_DIR", "").strip()
-    return (Path(storage).expanduser() if storage else Path(".crewgraph")) / "memory"
+def _location(storage: str | None) -> str:
+    """Where the memory lives: ``--storage-path``, else what ``Memory()`` would use
+    (``$CREWGRAPH_QDRANT_URL``, else the default local folder)."""
+    if storage is not None:
+        return storage
+    url = os.environ.get("CREWGRAPH_QDRANT_URL", "").strip()
+    if url:
+        return url
+    from crewgraph.memory.storage.factory import default_storage_path
+
+    return str(default_storage_path())
 
 
 def _is_url(value: str) -> bool:
     return value.startswith(("http://", "https://"))
 
 
-def _open_memory(storage: str | None, *, must_exist: bool = True) -> Any:
-    """A Memory on ``storage``; a missing local folder is an error, not a new empty store."""
-    location = storage if storage is not None else str(_default_storage())
-    if not _is_url(location) and must_exist and not Path(location).expanduser().exists():
+def _exists(location: str) -> bool:
+    return _is_url(location) or Path(location).expanduser().exists()
+
+
+def _open_memory(location: str) -> Any:
+    """A Memory on ``location``; a missing local folder is an error, not a new empty store."""
+    if not _exists(location):
         raise UserError(f"no memory store at {location} (pass --storage-path, or set CREWGRAPH_STORAGE_DIR)")
     from crewgraph.memory import Memory
 
@@ -81,24 +92,27 @@ def memory(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many results.")] = 10,
     max_depth: Annotated[int | None, typer.Option("--max-depth", min=1, help="Depth of the scope tree.")] = None,
     deep: Annotated[bool, typer.Option("--deep", help="Deep recall (may call the memory's LLM).")] = False,
+    include_private: Annotated[bool, typer.Option("--include-private", help="Recall private memories too.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Browse a memory store: its scope tree (default), --query to recall, --list for records."""
     if query is not None and records:
         raise UserError("use either --query or --list, not both")
-    mem = _open_memory(storage_path)
+    mem = _open_memory(_location(storage_path))
     from rich.console import Console
 
     console = Console(highlight=False)
     if query is not None:
-        matches = mem.recall(query, scope=scope, limit=limit, depth="deep" if deep else "shallow")
+        matches = mem.recall(
+            query, scope=scope, limit=limit, depth="deep" if deep else "shallow", include_private=include_private
+        )
         if as_json:
             rows = [{"score": m.score, "record": _record_json(m.record)} for m in matches]
             typer.echo(json.dumps(rows, indent=2, default=str))
         elif not matches:
             typer.echo(f"No memories match {query!r}.")
         for m in [] if as_json else matches:
-            console.print(f"[bold]{m.score:.2f}[/] {_record_line(m.record)}")
+            console.print(f"[bold]{m.score:.2f}[/] {_record_line(m.record)}", soft_wrap=True)
         return
     if records:
         found = mem.list_records(scope=scope, limit=limit)
@@ -107,7 +121,7 @@ def memory(
         elif not found:
             typer.echo(f"No records under {scope}.")
         for r in [] if as_json else found:
-            console.print(f"- {_record_line(r)}")
+            console.print(f"- {_record_line(r)}", soft_wrap=True)
         return
     tree = mem.tree(scope, max_depth=max_depth) if max_depth is not None else mem.tree(scope)
     typer.echo(str(tree))
@@ -138,8 +152,8 @@ def reset_memories(
         found.obj.reset_memories(command_type="all" if all_ else "memory")
         typer.echo(f"Reset the memory of crew {found.name!r}.")
         return
-    location = storage_path if storage_path is not None else str(_default_storage())
-    if not _is_url(location) and not Path(location).expanduser().exists():
+    location = _location(storage_path)
+    if not _exists(location):
         typer.echo(f"Nothing to reset: no memory store at {location}.")
         return
     mem = _open_memory(location)

@@ -1,0 +1,92 @@
+"""`crewgraph memory` and `crewgraph reset-memories` on a real embedded store."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from crewgraph.memory import Memory
+
+FACTS = [
+    ("We chose PostgreSQL for the user database.", "/project/alpha", ["decision"], 0.9),
+    ("The API rate limit is 1000 requests per minute.", "/project/beta/api", ["limits"], 0.6),
+    ("Staging runs on port 8080.", "/ops", [], 0.3),
+]
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with three memories (explicit scopes: no LLM analysis needed)."""
+    path = tmp_path_factory.mktemp("memory") / "store"
+    mem = Memory(storage=str(path), llm=None)
+    for content, scope, categories, importance in FACTS:
+        mem.remember(content, scope=scope, categories=categories, importance=importance)
+    mem.close()
+    return path
+
+
+@pytest.fixture
+def store(seeded: Path, tmp_path: Path) -> str:
+    """A private copy of the seeded store for one test."""
+    copy = tmp_path / "mem"
+    shutil.copytree(seeded, copy)
+    return str(copy)
+
+
+def test_tree_query_list(cli, store: str) -> None:
+    tree = cli("memory", "--storage-path", store)
+    assert tree.exit_code == 0, tree.output
+    assert "/ (3 records)" in tree.stdout and "/project/beta/api (1 records)" in tree.stdout
+    found = cli("memory", "-s", store, "--query", "which database did we pick?", "-n", "1")
+    assert found.exit_code == 0, found.output
+    assert "PostgreSQL" in found.stdout and "8080" not in found.stdout
+    listed = cli("memory", "-s", store, "--list", "--scope", "/project")
+    assert "rate limit" in listed.stdout and "PostgreSQL" in listed.stdout and "8080" not in listed.stdout
+    rows = json.loads(cli("memory", "-s", store, "--list", "--json").stdout)
+    assert sorted(r["scope"] for r in rows) == ["/ops", "/project/alpha", "/project/beta/api"]
+    hits = json.loads(cli("memory", "-s", store, "-q", "which port does staging run on", "--json").stdout)
+    assert hits[0]["record"]["content"] == "Staging runs on port 8080." and hits[0]["score"] > 0
+
+
+def test_default_location_is_the_storage_dir(cli, store: str, tmp_path: Path, monkeypatch) -> None:
+    shutil.copytree(store, tmp_path / "store" / "memory")  # CREWGRAPH_STORAGE_DIR is tmp_path/store
+    assert "/ (3 records)" in cli("memory").stdout
+
+
+def test_missing_store_and_bad_combination(cli, tmp_path: Path) -> None:
+    missing = cli("memory", "-s", str(tmp_path / "none"))
+    assert missing.exit_code == 1 and "no memory store at" in missing.stderr
+    both = cli("memory", "-s", str(tmp_path), "-q", "x", "--list")
+    assert both.exit_code == 1 and "either --query or --list" in both.stderr
+
+
+def test_reset_a_scope_then_everything(cli, store: str) -> None:
+    scoped = cli("reset-memories", "-m", "-s", store, "--scope", "/ops")
+    assert scoped.exit_code == 0, scoped.output
+    assert "/ (2 records)" in cli("memory", "-s", store).stdout
+    full = cli("reset-memories", "--memory", "-s", store)
+    assert full.exit_code == 0 and "Reset memory at" in full.stdout
+    assert "/ (0 records)" in cli("memory", "-s", store).stdout
+
+
+def test_reset_with_nothing_there(cli, tmp_path: Path) -> None:
+    result = cli("reset-memories", "-a", "-s", str(tmp_path / "none"))
+    assert result.exit_code == 0 and "Nothing to reset" in result.stdout
+
+
+def test_reset_a_crews_memory(cli, store: str, write_module) -> None:
+    mod = write_module(
+        "from crewgraph import Agent, Crew, Task\nfrom crewgraph.memory import Memory\n"
+        "a = Agent(role='R', goal='g')\n"
+        f"crew = Crew(agents=[a], tasks=[Task(description='d', expected_output='e', agent=a)],"
+        f" memory=Memory(storage={store!r}, llm=None))\n"
+        "plain = Crew(agents=[a], tasks=[Task(description='d', expected_output='e', agent=a)])\n"
+    )
+    result = cli("reset-memories", "-m", f"{mod}:crew")
+    assert result.exit_code == 0, result.output
+    assert "/ (0 records)" in cli("memory", "-s", store).stdout
+    no_memory = cli("reset-memories", "-m", f"{mod}:plain")
+    assert no_memory.exit_code == 1 and "has no memory to reset" in no_memory.stderr
