@@ -8,19 +8,15 @@ agents (and ``import crewgraph``) stays fast and works without credentials.
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import logging
 import os
-import sys
-import threading
-import weakref
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
 from crewgraph.errors import LLMError
+from crewgraph.llm._clients import LoopClients, preload
 from crewgraph.llm._retry import RetrySettings, call_with_retries
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.rate_limit import RPMLimiter
@@ -59,7 +55,7 @@ class LLM(BaseLLM):
 
     ``model`` may carry a provider prefix: ``openai/gpt-4o-mini`` is sent as
     ``gpt-4o-mini``; ``ollama/llama3.2`` targets ``http://localhost:11434/v1``
-    with a dummy key unless ``base_url`` says otherwise. Other prefixes are
+    (or ``$OLLAMA_BASE_URL``) with a dummy key unless ``base_url`` says otherwise. Other prefixes are
     kept (OpenRouter-style names such as ``anthropic/claude-3.5-sonnet``).
     ``base_url``/``api_key`` default to ``OPENAI_BASE_URL``/``OPENAI_API_KEY``
     exactly as the SDK reads them. Construction never fails for lack of a key;
@@ -121,10 +117,7 @@ class LLM(BaseLLM):
         )
         self.rate_limiter = RPMLimiter(max_rpm)
         self._unsupported_modes: set[str] = set()
-        self._clients: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]
-        ] = weakref.WeakKeyDictionary()
-        self._clients_lock = threading.Lock()
+        self._clients = LoopClients(self._new_client)
 
     # -- copying ------------------------------------------------------------------
     def __deepcopy__(self, memo: dict[int, Any]) -> LLM:
@@ -135,15 +128,14 @@ class LLM(BaseLLM):
     def __getstate__(self) -> dict[str, Any]:
         """Pickle the configuration only; clients and locks are rebuilt on the other side."""
         state = dict(self.__dict__)
-        for runtime in ("_clients", "_clients_lock", "rate_limiter"):
+        for runtime in ("_clients", "rate_limiter"):
             state.pop(runtime, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.rate_limiter = RPMLimiter(self.max_rpm)
-        self._clients = weakref.WeakKeyDictionary()
-        self._clients_lock = threading.Lock()
+        self._clients = LoopClients(self._new_client)
 
     # -- configuration --------------------------------------------------------
     @property
@@ -167,29 +159,9 @@ class LLM(BaseLLM):
         return "tools" not in self._unsupported_modes
 
     async def _client(self) -> Any:
-        """The ``AsyncOpenAI`` client of the running event loop.
-
-        httpx connection pools belong to one event loop, and ``call()`` runs each
-        call on a fresh loop, so clients are cached per loop and closed when that
-        loop shuts down (see :func:`_close_with_loop`).
-        """
-        loop = asyncio.get_running_loop()
-        with self._clients_lock:
-            entry = self._clients.get(loop)
-        if entry is not None:
-            return entry[0]
-        await _preload("openai")
-        client = self._new_client()
-        closer = _close_with_loop(client)
-        await closer.__anext__()
-        with self._clients_lock:
-            entry = self._clients.get(loop)
-            if entry is None:
-                self._clients[loop] = (client, closer)
-        if entry is not None:  # another task won the race; keep its client
-            await closer.aclose()
-            return entry[0]
-        return client
+        """The ``AsyncOpenAI`` client of the running event loop (see ``_clients``)."""
+        await preload("openai")
+        return await self._clients.get()
 
     def _new_client(self) -> Any:
         key = self.api_key or os.environ.get("OPENAI_API_KEY")
@@ -212,11 +184,7 @@ class LLM(BaseLLM):
 
     async def aclose(self) -> None:
         """Close this loop's HTTP client now (it is also closed when its loop shuts down)."""
-        loop = asyncio.get_running_loop()
-        with self._clients_lock:
-            entry = self._clients.pop(loop, None)
-        if entry is not None:
-            await entry[1].aclose()
+        await self._clients.aclose()
 
     def _params(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         """Request parameters: instance defaults, then per-call overrides; extras go in extra_body."""
@@ -353,7 +321,7 @@ class LLM(BaseLLM):
     ) -> LLMResponse | None:
         """One mode's attempt; None when the server rejected the mode and a fallback exists."""
         client = await self._client()
-        await _preload("instructor")
+        await preload("instructor")
         rejected = is_tools_rejection if mode == "tools" else is_response_format_rejection
         refusals: list[str] = []
 
@@ -403,25 +371,3 @@ class LLM(BaseLLM):
         base = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"LLM(model={self.requested_model!r}{base})"
 
-
-async def _preload(module: str) -> None:
-    """Import a heavy dependency in a worker thread the first time, not on the event loop.
-
-    openai and instructor take a second or two to import; doing it inline
-    would stall every other task of the run during the first model call.
-    """
-    if module not in sys.modules:
-        await asyncio.to_thread(importlib.import_module, module)
-
-
-async def _close_with_loop(client: Any) -> AsyncGenerator[None, None]:
-    """Suspended async generator whose cleanup closes ``client``.
-
-    asyncio finalises every live async generator in ``shutdown_asyncgens()``
-    (``asyncio.run`` and ``asyncio.Runner`` call it) while the loop still runs,
-    which is the one moment the client's sockets can be closed cleanly.
-    """
-    try:
-        yield
-    finally:
-        await client.close()

@@ -20,7 +20,9 @@ importing this module stays cheap.
 
 from __future__ import annotations
 
+import contextvars
 import json
+import logging
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
@@ -52,6 +54,29 @@ chat model); ``auto``: ``tools``, falling back to ``json_schema`` then
 """
 
 _INSTRUCTOR_MODES = {"tools": "TOOLS", "json_schema": "JSON_SCHEMA", "json": "MD_JSON"}
+_IN_STRUCTURED_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "crewgraph_in_structured_call", default=False
+)
+
+
+class _HandledErrorsToDebug(logging.Filter):
+    """Instructor logs every failed attempt at ERROR; inside our calls those failures are
+    handled (retried, fallen back from, or re-raised as crewgraph errors with the same
+    text), so they are demoted to DEBUG instead of alarming users twice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _IN_STRUCTURED_CALL.get() and record.levelno > logging.DEBUG:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+_FILTER = _HandledErrorsToDebug()
+
+
+def _demote_instructor_retry_logs() -> None:
+    retry_logger = logging.getLogger("instructor.v2.retry")
+    if _FILTER not in retry_logger.filters:
+        retry_logger.addFilter(_FILTER)
 _REJECTION_STATUSES = {400, 404, 405, 422, 500, 501}
 
 
@@ -178,6 +203,8 @@ async def create_structured(
 
     hooks = Hooks()
     hooks.on("completion:response", _count)
+    _demote_instructor_retry_logs()
+    token = _IN_STRUCTURED_CALL.set(True)
     try:
         parsed, completion = await structured_client.create_with_completion(
             model=model,
@@ -200,6 +227,8 @@ async def create_structured(
             f"The model's {response_model.__name__} was cut off by the max_tokens limit; "
             "raise max_tokens or simplify the model."
         ) from exc
+    finally:
+        _IN_STRUCTURED_CALL.reset(token)
     return _as_exact_type(parsed, response_model), usage, completion
 
 

@@ -138,3 +138,14 @@ def test_tools_and_response_model_together(server: OpenAICompatServer, make_llm:
     assert first.tool_calls and first.parsed is None
     second = llm.call("c", tools=[tool], response_model=City)
     assert second.parsed == City(name="Turin", population=870000)
+
+
+def test_handled_failures_are_not_logged_as_errors(
+    make_llm: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with OpenAICompatServer(supports_tools=False) as srv, caplog.at_level("DEBUG"):
+        srv.add(ServerReply.structured({"name": "Oslo", "population": 1}))
+        make_llm(base_url=srv.base_url).call("city?", response_model=City)
+    instructor_records = [r for r in caplog.records if r.name.startswith("instructor")]
+    assert instructor_records, "instructor's messages are kept at DEBUG"
+    assert all(r.levelname == "DEBUG" for r in instructor_records)

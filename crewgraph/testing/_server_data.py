@@ -1,0 +1,121 @@
+"""Data of the test server: scripted replies, recorded requests, deterministic embeddings.
+
+Kept apart from the HTTP machinery in ``openai_server`` so the reply
+vocabulary reads on its own; everything here is re-exported there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["UNSET", "RecordedRequest", "ScriptItem", "ServerReply", "embedding_for"]
+
+UNSET: Any = object()
+"""Marks a reply without a structured payload."""
+
+
+@dataclass
+class ServerReply:
+    """One scripted answer to a ``/v1/chat/completions`` request.
+
+    Build them with the class methods: :meth:`text`, :meth:`tool_calls`,
+    :meth:`json`, :meth:`structured`, :meth:`error`, :meth:`disconnect`.
+    ``payload`` is set by :meth:`structured`. ``delay`` seconds pass before the
+    answer (client timeouts, latency benchmarks). ``usage`` overrides the
+    estimated token counts (keys ``prompt_tokens``, ``completion_tokens``);
+    ``cached_tokens`` is reported in
+    ``prompt_tokens_details``.
+    """
+
+    content: str | None = None
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    payload: Any = UNSET
+    status: int = 200
+    error_message: str = ""
+    error_body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    usage: dict[str, int] | None = None
+    cached_tokens: int = 0
+    drop_connection: bool = False
+    finish_reason: str | None = None
+    delay: float = 0.0
+
+    @classmethod
+    def text(cls, content: str, **kw: Any) -> ServerReply:
+        """A plain assistant message."""
+        return cls(content=content, **kw)
+
+    @classmethod
+    def tool_calls(cls, *calls: tuple[str, dict[str, Any] | str], **kw: Any) -> ServerReply:
+        """Tool calls in one turn; each is ``(name, args)`` with args a dict or raw JSON text."""
+        encoded = [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in calls]
+        return cls(calls=encoded, **kw)
+
+    @classmethod
+    def json(cls, value: Any, **kw: Any) -> ServerReply:
+        """Content that is the JSON text of ``value``."""
+        return cls(content=json.dumps(value), **kw)
+
+    @classmethod
+    def structured(cls, value: Any, **kw: Any) -> ServerReply:
+        """What instructor expects in whatever mode it asked: a forced tool call or JSON text."""
+        return cls(payload=value, **kw)
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        message: str = "",
+        *,
+        retry_after: float | str | None = None,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        delay: float = 0.0,
+    ) -> ServerReply:
+        """An HTTP error; ``body`` replaces the default OpenAI-style ``{"error": {...}}``."""
+        all_headers = dict(headers or {})
+        if retry_after is not None:
+            all_headers["Retry-After"] = str(retry_after)
+        return cls(
+            status=status,
+            error_message=message or f"injected error {status}",
+            error_body=body,
+            headers=all_headers,
+            delay=delay,
+        )
+
+    @classmethod
+    def disconnect(cls) -> ServerReply:
+        """Close the connection without answering (a connection reset for the client)."""
+        return cls(drop_connection=True)
+
+
+ScriptItem = ServerReply | str | Callable[[dict[str, Any]], "ServerReply | str"]
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received: path, headers (lower-cased names) and JSON body."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+def embedding_for(text: str, dimension: int = 32) -> list[float]:
+    """The deterministic unit vector the server returns for ``text`` (for assertions)."""
+    values: list[float] = []
+    counter = 0
+    while len(values) < dimension:
+        digest = hashlib.sha256(f"{counter}:{text}".encode()).digest()
+        values.extend((b / 127.5) - 1.0 for b in digest)
+        counter += 1
+    vec = values[:dimension]
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
