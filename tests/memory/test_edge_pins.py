@@ -56,7 +56,7 @@ def test_prefix_match_crosses_segment_boundaries_so_ancestors_are_stored(tmp_pat
 def test_a_shard_opens_once_per_process(tmp_path: Path) -> None:
     shard = _shard(tmp_path / "s")
     try:
-        with pytest.raises(Exception, match="WouldBlock|WAL"):
+        with pytest.raises(Exception, match=r"WouldBlock|WAL"):
             qe.EdgeShard.load(str(tmp_path / "s"))
     finally:
         shard.close()

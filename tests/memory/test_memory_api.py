@@ -69,7 +69,7 @@ def test_recall_ranks_by_composite_score(make_memory: MakeMemory) -> None:
     assert ranked[0].score == pytest.approx(0.9)
 
 
-def test_remember_many_is_non_blocking_and_recall_is_a_read_barrier(tmp_path: Any) -> None:
+def test_remember_many_is_non_blocking_and_recall_is_a_read_barrier(store_dir: Any) -> None:
     gate = threading.Event()
     inner = WordHashEmbedder()
 
@@ -77,7 +77,7 @@ def test_remember_many_is_non_blocking_and_recall_is_a_read_barrier(tmp_path: An
         gate.wait(5)
         return inner(texts)
 
-    m = Memory(storage=str(tmp_path / "m"), embedder=slow_embedder, llm=None)
+    m = Memory(storage=str(store_dir / "m"), embedder=slow_embedder, llm=None)
     try:
         start = time.perf_counter()
         assert m.remember_many(["Fact A.", "Fact B.", "Fact C."], **explicit()) == []
@@ -272,12 +272,12 @@ def test_events_on_the_bus(make_memory: MakeMemory) -> None:
     assert seen[1][1].save_time_ms > 0
 
 
-def test_storage_and_embedder_failures_raise_with_failed_events(tmp_path: Any) -> None:
+def test_storage_and_embedder_failures_raise_with_failed_events(store_dir: Any) -> None:
     def broken(texts: list[str]) -> list[list[float]]:
         raise ConnectionError("embedding service down")
 
     seen: list[Any] = []
-    m = Memory(storage=str(tmp_path / "m"), embedder=broken, llm=None)
+    m = Memory(storage=str(store_dir / "m"), embedder=broken, llm=None)
     try:
         with crewgraph_event_bus.scoped_handlers():
             crewgraph_event_bus.on(MemorySaveFailedEvent)(lambda s, e: seen.append(e))
@@ -298,10 +298,10 @@ def test_storage_and_embedder_failures_raise_with_failed_events(tmp_path: Any) -
         m.close()
 
 
-def test_custom_storage_backend_object_is_used(make_memory: MakeMemory, tmp_path: Any) -> None:
+def test_custom_storage_backend_object_is_used(make_memory: MakeMemory, store_dir: Any) -> None:
     from crewgraph.memory.storage.qdrant_edge import QdrantEdgeStorage
 
-    backend = QdrantEdgeStorage(tmp_path / "custom")
+    backend = QdrantEdgeStorage(store_dir / "custom")
     m = make_memory(storage=backend)
     m.remember("via custom backend", **explicit())
     assert backend.count() == 1

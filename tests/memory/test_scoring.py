@@ -7,7 +7,13 @@ from datetime import timedelta
 import pytest
 
 from crewgraph.memory import MemoryRecord, compute_composite_score
-from crewgraph.memory.scopes import is_within, join_scope, normalize_scope, scope_ancestors, scope_depth
+from crewgraph.memory.scopes import (
+    is_within,
+    join_scope,
+    normalize_scope,
+    scope_ancestors,
+    scope_depth,
+)
 from crewgraph.memory.types import MemoryConfig, recency_decay, similarity_from_distance, utc_now
 
 
