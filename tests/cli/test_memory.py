@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,26 +16,30 @@ FACTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store with three memories (explicit scopes: no LLM analysis needed)."""
-    path = tmp_path_factory.mktemp("memory") / "store"
+def seed(path: Path) -> str:
+    """Three memories with explicit scopes (so no LLM analysis is needed)."""
     mem = Memory(storage=str(path), llm=None)
     for content, scope, categories, importance in FACTS:
         mem.remember(content, scope=scope, categories=categories, importance=importance)
     mem.close()
-    return path
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A shared store for the read-only tests, at ``<storage dir>/memory``."""
+    return seed(tmp_path_factory.mktemp("storage_dir") / "memory")
 
 
 @pytest.fixture
-def store(seeded: Path, tmp_path: Path) -> str:
-    """A private copy of the seeded store for one test."""
-    copy = tmp_path / "mem"
-    shutil.copytree(seeded, copy)
-    return str(copy)
+def store(tmp_path: Path) -> str:
+    """A store of this test's own, for tests that change it (stores are sparse files:
+    building one is cheaper than copying one)."""
+    return seed(tmp_path / "mem")
 
 
-def test_tree_query_list(cli, store: str) -> None:
+def test_tree_query_list(cli, seeded: str) -> None:
+    store = seeded
     tree = cli("memory", "--storage-path", store)
     assert tree.exit_code == 0, tree.output
     assert "/ (3 records)" in tree.stdout and "/project/beta/api (1 records)" in tree.stdout
@@ -51,8 +54,8 @@ def test_tree_query_list(cli, store: str) -> None:
     assert hits[0]["record"]["content"] == "Staging runs on port 8080." and hits[0]["score"] > 0
 
 
-def test_default_location_is_the_storage_dir(cli, store: str, tmp_path: Path, monkeypatch) -> None:
-    shutil.copytree(store, tmp_path / "store" / "memory")  # CREWGRAPH_STORAGE_DIR is tmp_path/store
+def test_default_location_is_the_storage_dir(cli, seeded: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CREWGRAPH_STORAGE_DIR", str(Path(seeded).parent))
     assert "/ (3 records)" in cli("memory").stdout
 
 
