@@ -73,7 +73,7 @@ class LLM(BaseLLM):
 
     def __init__(
         self,
-        model: str = "gpt-4o-mini",
+        model: str,
         base_url: str | None = None,
         api_key: str | None = None,
         temperature: float | None = None,
