@@ -1,0 +1,65 @@
+"""``memory_recall`` node: before a task runs, recall what memory knows about it.
+
+The output is a plain text block (one ``- memory`` line per match, ``""`` when
+there is nothing) that the agent step puts under "Relevant memories". The
+recall is shallow (one embedding, one filtered search, no LLM), so it adds
+milliseconds, not model calls, to each task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from crewgraph._internal.interpolate import interpolate
+from crewgraph.events.memory_events import (
+    MemoryRetrievalCompletedEvent,
+    MemoryRetrievalStartedEvent,
+)
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.node import Node, NodeResult
+
+__all__ = ["MemoryRecallNode", "format_memories"]
+
+
+def format_memories(matches: list[Any]) -> str:
+    """``- content`` per match, best first (scores stay out of the prompt)."""
+    return "\n".join(f"- {m.record.content}" for m in matches)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryRecallNode(Node):
+    """Recall memories relevant to ``query`` (the task description, interpolated).
+
+    ``memory`` is the agent's own Memory/MemoryScope/MemorySlice; without one
+    the crew's (``ctx.memory``) is used; with neither the output is ``""``.
+    """
+
+    kind: ClassVar[str] = "memory_recall"
+
+    task_name: str
+    query: str
+    memory: Any = None
+    limit: int = 5
+
+    async def run(self, ctx: NodeContext) -> NodeResult:
+        memory = self.memory if self.memory is not None else ctx.memory
+        if memory is None:
+            return NodeResult(output="", info={"matches": 0})
+        query = interpolate(self.query, ctx.inputs)
+        ctx.emit(MemoryRetrievalStartedEvent(task_id=self.task_name))
+        start = time.perf_counter()
+        matches = await asyncio.to_thread(memory.recall, query, limit=self.limit, depth="shallow")
+        content = format_memories(list(matches))
+        elapsed = (time.perf_counter() - start) * 1000
+        ctx.emit(
+            MemoryRetrievalCompletedEvent(task_id=self.task_name, memory_content=content, retrieval_time_ms=elapsed)
+        )
+        return NodeResult(output=content, info={"matches": len(matches)})
+
+    def describe(self) -> dict[str, Any]:
+        d = super().describe()
+        d.update(task=self.task_name, limit=self.limit)
+        return d
