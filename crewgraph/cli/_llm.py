@@ -105,3 +105,17 @@ def apply_llm(target: Any, spec: str | None) -> None:
         agent.llm = llm
         if agent.function_calling_llm is not None:
             agent.function_calling_llm = llm
+    _memory_llm(crew, llm)
+
+
+def _memory_llm(crew: Any, llm: Any) -> None:
+    """The crew's memory analyses saves with its own model: point it at ``llm`` too, so
+    ``--llm fake`` never reaches a real provider (the CLI sets it before the memory is used)."""
+    if not crew.memory_enabled:
+        return
+    from crewgraph.memory import Memory
+
+    memory = crew.get_memory()
+    memory = getattr(memory, "memory", memory)  # a MemoryScope/MemorySlice wraps one
+    if isinstance(memory, Memory):
+        memory.llm = llm

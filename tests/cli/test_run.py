@@ -71,3 +71,33 @@ def test_default_inputs_from_pyproject_and_override(cli, project: Path) -> None:
     result = cli("run", "--llm", "fake", "--json", "-q", "-i", "topic=bees")
     shown = cli("checkpoints", "show", json.loads(result.stdout)["run_id"], "--json")
     assert json.loads(shown.stdout)["meta"]["inputs"]["topic"] == "bees"
+
+
+def test_llm_fake_reaches_every_model_of_the_crew(write_module) -> None:
+    from pydantic import BaseModel
+
+    from crewgraph.cli._llm import apply_llm
+    from crewgraph.cli._target import load_target
+
+    mod = write_module(
+        "from crewgraph import Agent, Crew, Task\nfrom crewgraph.memory import Memory\n"
+        "a = Agent(role='R', goal='g', llm='gpt-4o', function_calling_llm='gpt-4o')\n"
+        "crew = Crew(agents=[a], tasks=[Task(description='d', expected_output='e', agent=a)],"
+        " memory=Memory(storage=':memory:'), manager_llm='gpt-4o')\n"
+    )
+    target = load_target(f"{mod}:crew")
+    apply_llm(target, "fake")
+    crew = target.obj
+    fake = crew.llm
+    assert type(fake).__name__ == "FakeLLM"
+    assert crew.agents[0].llm is fake and crew.agents[0].function_calling_llm is fake
+    assert crew.manager_llm is fake and crew.get_memory().llm is fake
+
+    class Report(BaseModel):
+        title: str
+        score: int
+        tags: list[str]
+
+    reply = fake.call("summarise", response_model=Report)
+    assert reply.parsed == Report(title="fake", score=0, tags=[])
+    assert fake.call("Current Task: write\nmore").content == "(fake answer from crewgraph --llm fake) write"
