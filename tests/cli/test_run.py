@@ -51,6 +51,14 @@ def test_a_flow_class(cli, write_module) -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "HELLO Ada"
     assert "✔ begin" in result.stderr and "✔ shout" in result.stderr
+    instance = write_module(FLOW_MODULE + "\nflow = Greeting()\n")
+    result = cli("run", f"{instance}:flow", "-q", "-i", "name=Grace")  # a Flow instance
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "HELLO Grace"
+    ambiguous = cli("run", instance)
+    assert ambiguous.exit_code == 1 and "several crews" in ambiguous.stderr
+    no_llm = cli("run", f"{instance}:flow", "--llm", "fake")
+    assert no_llm.exit_code == 1 and "--llm works on crews" in no_llm.stderr
 
 
 def test_json_output(cli, write_module) -> None:
