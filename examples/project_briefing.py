@@ -27,9 +27,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from crewgraph import LLM, Agent, BaseLLM, Crew, CrewOutput, Process, Task, TaskOutput  # noqa: E402
-from crewgraph.toolkit import DirectoryReadTool  # noqa: E402
-from crewgraph.tools import BaseTool, tool  # noqa: E402
+from crewgraph import LLM, Agent, BaseLLM, Crew, CrewOutput, Process, Task, TaskOutput
+from crewgraph.toolkit import DirectoryReadTool
+from crewgraph.tools import BaseTool, tool
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -4,16 +4,21 @@ Subscribe with ``@crewgraph_event_bus.on(TaskCompletedEvent)``; handlers get
 ``(source, event)``.
 """
 
+from crewgraph.events.agent_events import (
+    AgentExecutionCompletedEvent,
+    AgentExecutionErrorEvent,
+    AgentExecutionStartedEvent,
+)
 from crewgraph.events.base import (
     BaseEvent,
+)
+from crewgraph.events.base_event_listener import (
+    BaseEventListener,
 )
 from crewgraph.events.bus import (
     CrewGraphEventsBus,
     EventHandler,
     crewgraph_event_bus,
-)
-from crewgraph.events.base_event_listener import (
-    BaseEventListener,
 )
 from crewgraph.events.crew_events import (
     CrewKickoffCompletedEvent,
@@ -23,10 +28,16 @@ from crewgraph.events.crew_events import (
     TaskFailedEvent,
     TaskStartedEvent,
 )
-from crewgraph.events.agent_events import (
-    AgentExecutionCompletedEvent,
-    AgentExecutionErrorEvent,
-    AgentExecutionStartedEvent,
+from crewgraph.events.flow_events import (
+    FlowFinishedEvent,
+    FlowStartedEvent,
+    MethodExecutionFailedEvent,
+    MethodExecutionFinishedEvent,
+    MethodExecutionStartedEvent,
+)
+from crewgraph.events.guardrail_events import (
+    GuardrailCompletedEvent,
+    GuardrailStartedEvent,
 )
 from crewgraph.events.llm_events import (
     LLMCallCompletedEvent,
@@ -34,23 +45,6 @@ from crewgraph.events.llm_events import (
     LLMCallRetryEvent,
     LLMCallStartedEvent,
     LLMStreamChunkEvent,
-)
-from crewgraph.events.tool_events import (
-    ToolFailureDetectedEvent,
-    ToolUsageErrorEvent,
-    ToolUsageFinishedEvent,
-    ToolUsageStartedEvent,
-)
-from crewgraph.events.node_events import (
-    NodeFailedEvent,
-    NodeFinishedEvent,
-    NodeRetriedEvent,
-    NodeSkippedEvent,
-    NodeStartedEvent,
-)
-from crewgraph.events.guardrail_events import (
-    GuardrailCompletedEvent,
-    GuardrailStartedEvent,
 )
 from crewgraph.events.memory_events import (
     MemoryQueryCompletedEvent,
@@ -62,12 +56,18 @@ from crewgraph.events.memory_events import (
     MemorySaveFailedEvent,
     MemorySaveStartedEvent,
 )
-from crewgraph.events.flow_events import (
-    FlowFinishedEvent,
-    FlowStartedEvent,
-    MethodExecutionFailedEvent,
-    MethodExecutionFinishedEvent,
-    MethodExecutionStartedEvent,
+from crewgraph.events.node_events import (
+    NodeFailedEvent,
+    NodeFinishedEvent,
+    NodeRetriedEvent,
+    NodeSkippedEvent,
+    NodeStartedEvent,
+)
+from crewgraph.events.tool_events import (
+    ToolFailureDetectedEvent,
+    ToolUsageErrorEvent,
+    ToolUsageFinishedEvent,
+    ToolUsageStartedEvent,
 )
 
 __all__ = [

@@ -87,7 +87,7 @@ class CrewGraphEventsBus:
             with self._lock:
                 found: list[EventHandler] = []
                 for klass in event_type.__mro__:
-                    found.extend(self._handlers.get(klass, ()))  # type: ignore[arg-type]
+                    found.extend(self._handlers.get(klass, ()))
                 plan = tuple(found)
                 self._plan_cache[event_type] = plan
         return plan
@@ -117,7 +117,7 @@ class CrewGraphEventsBus:
             self._guard(handler, source, event), self._background_loop()
         )
         self._pending.add(fut)  # type: ignore[arg-type]
-        fut.add_done_callback(lambda f: self._pending.discard(f))  # type: ignore[arg-type]
+        fut.add_done_callback(lambda f: self._pending.discard(f))
 
     @staticmethod
     async def _guard(handler: EventHandler, source: Any, event: BaseEvent) -> None:

@@ -9,7 +9,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from crewgraph.errors import ConfigurationError
-from crewgraph.events.llm_events import LLMCallCompletedEvent, LLMCallFailedEvent, LLMCallStartedEvent
+from crewgraph.events.llm_events import (
+    LLMCallCompletedEvent,
+    LLMCallFailedEvent,
+    LLMCallStartedEvent,
+)
 from crewgraph.graph.context import NodeContext
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.types import LLMResponse, ToolSpec

@@ -111,7 +111,7 @@ class GuardrailNode(Node):
                 template,
                 id=template.id + suffix,
                 feedback=state.reason,  # type: ignore[call-arg]
-                previous_output=state.output.raw,  # type: ignore[call-arg]
+                previous_output=state.output.raw,
             )
         else:
             child = dataclasses.replace(template, id=template.id + suffix, given=state.output)  # type: ignore[call-arg]

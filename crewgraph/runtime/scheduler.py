@@ -201,7 +201,9 @@ class Scheduler:
         )
 
     def _meta(self) -> dict[str, Any]:
-        meta = {k: v for k, v in self.graph.meta.items() if isinstance(v, str | int | float | bool)}
+        meta: dict[str, Any] = {
+            k: v for k, v in self.graph.meta.items() if isinstance(v, str | int | float | bool)
+        }
         meta["inputs"] = {k: v for k, v in self.inputs.items() if isinstance(v, str | int | float | bool)}
         return meta
 

@@ -76,7 +76,7 @@ def test_context_outputs_from_upstream_appear_in_prompt() -> None:
 def test_unknown_tool_is_reported_back_to_the_model() -> None:
     llm = FakeLLM(responses=[[FakeToolCall("Nope", {})], "done"])
     result = run_node(step(tools=(multiply,)), inputs={"x": 1}, llm=llm)
-    tool_msg = [m for m in llm.calls[1].messages if m["role"] == "tool"][0]
+    tool_msg = next(m for m in llm.calls[1].messages if m["role"] == "tool")
     assert "Nope" in tool_msg["content"] and "Multiply" in tool_msg["content"]
     assert result.output.has_tool_failures
 
