@@ -75,3 +75,18 @@ def test_parallel_crews_in_parallel_methods() -> None:
     flow.kickoff()
     assert sorted(flow.method_outputs[1:]) == ["r1", "r2"]
     assert len(llm.calls) == 2
+
+
+def test_run_context_is_reset_after_a_kickoff() -> None:
+    from crewgraph._internal.run_context import current_run_id
+
+    seen: list[str | None] = []
+
+    class F(Flow):
+        @start()
+        def a(self) -> None:
+            seen.append(current_run_id())
+
+    flow = F()
+    flow.kickoff()
+    assert seen == [flow.run_id] and current_run_id() is None
