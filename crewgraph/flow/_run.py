@@ -28,14 +28,13 @@ __all__ = ["kickoff_flow"]
 _METHOD_KINDS = frozenset({"flow_method", "router"})
 
 
-async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, max_method_calls: Any) -> Any:
+async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None) -> Any:
     from crewgraph.runtime import Scheduler
 
     inputs = dict(inputs or {})
     stores = flow._persistence_plan()
     flow._prepare_state(inputs, stores)
     graph = flow.compile()
-    limit = flow.max_method_calls if max_method_calls is _UNSET else max_method_calls
     name = flow.flow_name
     run_id = current_run_id() or new_run_id()
     run_state = RunState()
@@ -91,10 +90,3 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, max_metho
     emit(FlowFinishedEvent(flow_name=name, result=result, duration_ms=(time.perf_counter() - start) * 1000))
     return result
 
-
-class _Unset:
-    def __repr__(self) -> str:
-        return "<unset>"
-
-
-_UNSET: Any = _Unset()

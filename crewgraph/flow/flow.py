@@ -19,7 +19,6 @@ from pydantic import BaseModel
 
 from crewgraph._internal.sync import run_sync
 from crewgraph.flow._memory import FlowMemoryMixin
-from crewgraph.flow._run import _UNSET, kickoff_flow
 from crewgraph.flow._spec import build_spec, flow_methods
 from crewgraph.flow.conditions import FlowCondition, and_, or_
 from crewgraph.flow.decorators import PERSIST, listen, router, start
@@ -41,6 +40,14 @@ if TYPE_CHECKING:
 __all__ = ["Flow", "FlowCondition", "FlowState", "and_", "listen", "or_", "router", "start"]
 
 T = TypeVar("T", bound="dict[str, Any] | BaseModel")
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "<class default>"
+
+
+_UNSET: Any = _Unset()
 
 
 class Flow(FlowMemoryMixin, Generic[T]):
@@ -176,7 +183,10 @@ class Flow(FlowMemoryMixin, Generic[T]):
 
     async def kickoff_async(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
         """Run the flow on the current event loop."""
-        return await kickoff_flow(self, inputs, max_method_calls)
+        from crewgraph.flow._run import kickoff_flow  # the engine loads on first kickoff
+
+        limit = self.max_method_calls if max_method_calls is _UNSET else max_method_calls
+        return await kickoff_flow(self, inputs, limit)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.flow_name!r}, state_id={self.flow_id!r})"
