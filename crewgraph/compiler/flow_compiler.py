@@ -401,12 +401,7 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
         labelled = label_preds(join_id) | frozenset(s for s, _ in incoming if s.startswith("label:"))
         mode = info["mode"]
         gated = mode == "or" and bool(labelled) and len(labelled) < len(incoming)
-        if mode == "and":
-            sched = "all"
-        elif gated or labelled:
-            sched = "any"
-        else:
-            sched = "any_once"
+        sched = "all" if mode == "and" else ("any" if labelled else "any_once")
         join = JoinNode(
             id=join_id, label=info.get("label", ""), mode=mode, listener=info["listener"],
             gated=gated, rearm=labelled, label_preds=label_preds(join_id),
