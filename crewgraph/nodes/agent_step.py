@@ -121,7 +121,15 @@ class AgentStepNode(Node):
         if self.memory_node is not None:
             memories = str(ctx.upstream.get(self.memory_node) or "")
         messages = [
-            {"role": "system", "content": system_prompt(self.agent_role, self.agent_goal, self.agent_backstory, self.system_template)},
+            {
+                "role": "system",
+                "content": system_prompt(
+                    interpolate(self.agent_role, ctx.inputs),
+                    interpolate(self.agent_goal, ctx.inputs),
+                    interpolate(self.agent_backstory, ctx.inputs),
+                    self.system_template,
+                ),
+            },
             {
                 "role": "user",
                 "content": task_prompt(
@@ -234,7 +242,7 @@ class AgentStepNode(Node):
             name=self.task_name,
             expected_output=interpolate(self.expected_output, ctx.inputs),
             raw=answer,
-            agent=self.agent_role,
+            agent=interpolate(self.agent_role, ctx.inputs),
             token_usage=loop.usage,
             tool_failures=list(loop.tool_failures),
             messages=loop.messages,

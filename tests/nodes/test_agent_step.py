@@ -96,3 +96,12 @@ def test_agent_llm_string_is_resolved_to_llm_client() -> None:
     a = Agent(role="R", goal="g", llm="gpt-4o-mini")
     node = Crew(agents=[a], tasks=[Task(description="d", expected_output="e", agent=a)]).compile().node("t1_d.agent")
     assert node.llm == "gpt-4o-mini"  # type: ignore[attr-defined]
+
+
+def test_agent_fields_are_interpolated_like_task_fields() -> None:
+    llm = FakeLLM(responses=["ok"])
+    node = step(agent_role="{topic} Researcher", agent_goal="Study {topic}", agent_backstory="Loves {topic}")
+    out = run_node(node, inputs={"x": 1, "topic": "AI"}, llm=llm).output
+    system = llm.calls[0].messages[0]["content"]
+    assert system.startswith("You are AI Researcher. Loves AI") and "Study AI" in system
+    assert out.agent == "AI Researcher"
