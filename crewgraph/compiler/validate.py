@@ -44,6 +44,8 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
                 problems.append((label, f"{label} lists itself in its context"))
         if inputs is not None:
             texts = [task.description, task.expected_output, task.output_file or ""]
+            if task.agent is not None:
+                texts += [task.agent.role, task.agent.goal, task.agent.backstory]
             missing = sorted({m for text in texts for m in missing_placeholders(text, inputs)})
             if missing:
                 names = ", ".join("{" + m + "}" for m in missing)

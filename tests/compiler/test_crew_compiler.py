@@ -158,3 +158,10 @@ def test_node_ids_are_stable_across_compiles(agents: tuple[Agent, Agent]) -> Non
     r, w = agents
     crew = Crew(agents=[r, w], tasks=[Task(name="a", description="d", expected_output="x", agent=r)])
     assert sorted(crew.compile().graph.nodes) == sorted(crew.compile().graph.nodes)
+
+
+def test_missing_placeholders_in_agent_fields_are_named() -> None:
+    a = Agent(role="{field} expert", goal="g")
+    crew = Crew(agents=[a], tasks=[Task(name="t", description="d", expected_output="x", agent=a)])
+    with pytest.raises(CompileError, match=r"task 't' uses \{field\}"):
+        crew.compile({})
