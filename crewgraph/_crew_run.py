@@ -143,12 +143,12 @@ def _checkpoint_setup(crew: Crew, from_checkpoint: Any, inputs: dict[str, Any]) 
 def _run_state(crew: Crew) -> RunState:
     state = RunState()
     limiters: dict[str, Any] = {}
-    if crew.max_rpm or any(a.max_rpm for a in crew.agents):
+    if crew.max_rpm or any(a.max_rpm for a in [*crew.agents, crew.manager_agent] if a is not None):
         from crewgraph.llm.rate_limit import RPMLimiter
 
         if crew.max_rpm:
             limiters["crew"] = RPMLimiter(crew.max_rpm)
-        for agent in crew.agents:
+        for agent in [*crew.agents, *([crew.manager_agent] if crew.manager_agent else [])]:
             if agent.max_rpm:
                 limiters[f"agent:{agent.id}"] = RPMLimiter(agent.max_rpm)
     state.limiters.update(limiters)

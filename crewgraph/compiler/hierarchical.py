@@ -7,9 +7,9 @@ under the manager's step at run time, so the plan shows the tasks and who
 *may* be asked (dashed "may call" edges to the delegation tools), and the
 executed graph shows who actually was.
 
-Per task (``tk`` its stable key): ``tk.manager`` -> ``tk.convert`` (structured
-output) -> ``tk.guardrail1..n``, like a sequential crew's chain with the
-manager in the agent's place. Tasks run in order; a task without explicit
+Per task (``tk`` its stable key): ``tk.recall`` (memory) -> ``tk.manager`` ->
+``tk.convert`` (structured output) -> ``tk.guardrail1..n`` -> ``tk.save``
+(memory), like a sequential crew's chain with the manager in the agent's place. Tasks run in order; a task without explicit
 ``context`` sees every earlier task's output. A task with an ``agent``
 restricts the manager to that coworker, as in CrewAI.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from crewgraph.compiler.crew_compiler import TaskPlan, task_key
+from crewgraph.compiler.crew_compiler import TaskPlan, _agent_memory, _saves_memory, task_key
 from crewgraph.compiler.validate import task_label
 from crewgraph.errors import CompileError, ConfigurationError
 from crewgraph.graph.execution_graph import ExecutionGraph
@@ -75,10 +75,12 @@ def compile_hierarchical(crew: Any, inputs: dict[str, Any] | None = None) -> Exe
         plans[task.id] = plan
         if earlier:
             prev = earlier[-1].final
-            graph.add_edge(prev, plan.first, kind="context" if earlier[-1] in context else "order")
+            graph.add_edge(prev, plan.agent, kind="context" if earlier[-1] in context else "order")
+            if plan.first != plan.agent:
+                graph.add_edge(prev, plan.first, kind="order")
         for ctx_plan in context:
-            if not graph.graph.has_edge(ctx_plan.final, plan.first):
-                graph.add_edge(ctx_plan.final, plan.first, kind="context")
+            if not graph.graph.has_edge(ctx_plan.final, plan.agent):
+                graph.add_edge(ctx_plan.final, plan.agent, kind="context")
     _check_forward_context(tasks, plans)
     graph.meta.update(
         kind="crew",
@@ -141,6 +143,8 @@ def _task_nodes(
     llm = manager.llm if manager.llm is not None else getattr(crew, "llm", None)
     rpm_keys = _rpm_keys(crew, manager)
     structured = task.structured_model
+    memory_obj = _agent_memory(crew, manager)
+    recall_id = _recall(graph, key, name, task, memory_obj)
     step = ManagerStepNode(
         id=f"{key}.manager",
         label=name,
@@ -155,6 +159,7 @@ def _task_nodes(
         tools=tuple(tools),
         max_iter=manager.max_iter,
         context_nodes=tuple(context_nodes),
+        memory_node=recall_id,
         tool_policies=(task.tool_failure_policy, manager.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
         cache=bool(manager.cache),
         rpm_keys=rpm_keys,
@@ -166,6 +171,8 @@ def _task_nodes(
         coworker_roles=tuple(a.role for a in allowed),
     )
     graph.add_node(step, task=key)
+    if recall_id is not None:
+        graph.add_edge(recall_id, step.id, kind="memory")
     _tool_templates(graph, key, step.id, tools)
     final = step.id
     redo: list[Node] = [step]
@@ -200,7 +207,41 @@ def _task_nodes(
         graph.add_node(node, task=key)
         graph.add_edge(final, node.id, kind="guardrail")
         final = node.id
-    return TaskPlan(key=key, name=name, first=step.id, agent=step.id, final=final, index=index)
+    if memory_obj is not None and _saves_memory(memory_obj):
+        from crewgraph.nodes.memory_save import MemorySaveNode
+
+        save = MemorySaveNode(
+            id=f"{key}.save",
+            label=f"save: {name}",
+            task_name=name,
+            agent_role=manager.role,
+            source_node=final,
+            memory=memory_obj if memory_obj is not True else None,
+        )
+        graph.add_node(save, task=key)
+        graph.add_edge(final, save.id, kind="memory")
+    first = recall_id or step.id
+    return TaskPlan(key=key, name=name, first=first, agent=step.id, final=final, index=index)
+
+
+def _recall(graph: ExecutionGraph, key: str, name: str, task: Task, memory_obj: Any) -> str | None:
+    """The task's memory recall node (before the manager's step), when the crew has memory."""
+    if memory_obj is None:
+        return None
+    from crewgraph.nodes.memory_recall import MemoryRecallNode
+
+    recall_id = f"{key}.recall"
+    graph.add_node(
+        MemoryRecallNode(
+            id=recall_id,
+            label=f"recall: {name}",
+            task_name=name,
+            query=task.description,
+            memory=memory_obj if memory_obj is not True else None,
+        ),
+        task=key,
+    )
+    return recall_id
 
 
 def _tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: list[Any]) -> None:
