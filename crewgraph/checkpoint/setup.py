@@ -377,7 +377,9 @@ def _load_factory(ref: Any) -> tuple[Any, str | None]:
 
 def _build_crew(cls: type[Crew], factory: Any) -> Crew:
     obj, ref = _load_factory(factory)
-    crew = obj if isinstance(obj, cls) else (obj() if callable(obj) else None)
+    crew: Any = obj if isinstance(obj, cls) else (obj() if callable(obj) else None)
+    if not isinstance(crew, cls) and callable(getattr(crew, "crew", None)):
+        crew = crew.crew()  # a @CrewBase class: its instance builds the crew
     if not isinstance(crew, cls):
         got = crew if crew is not None else obj
         raise CheckpointError(
@@ -394,9 +396,9 @@ def crew_from_checkpoint(
 ) -> Crew:
     """``Crew.from_checkpoint``: rebuild the crew, bound to resume ``config.run_id`` on kickoff.
 
-    The crew comes from ``factory`` (a Crew, a callable returning one, or a
-    ``"module:attr"`` reference to either) or else from the factory reference
-    the run recorded when it started (``crew._factory_ref``). Without either
+    The crew comes from ``factory`` (a Crew, a callable returning one, a
+    ``@CrewBase`` class, or a ``"module:attr"`` reference to any of these) or else
+    from the factory reference the run recorded when it started (``crew._factory_ref``). Without either
     there is no way to rebuild it, and the error says what to do instead.
     """
     if not isinstance(config, CheckpointConfig):

@@ -225,3 +225,18 @@ def test_from_checkpoint_config_with_branch_forks_first(tmp_path: Path) -> None:
     with SQLiteCheckpointStore(db) as store:
         assert store.get_run(str(out.run_id)).branch == "b"
         assert store.get_run(run_id).status == "failed"
+
+
+def test_from_checkpoint_with_a_crewbase_like_class(tmp_path: Path) -> None:
+    db = tmp_path / "cp.db"
+    run_id = _fail_at_step2(db)
+    llm = FakeLLM(["outline", "article"])
+
+    class ProjectCrew:
+        """Like a @CrewBase class: instances build the crew with ``crew()``."""
+
+        def crew(self) -> Crew:
+            return build_crew(llm, db)
+
+    out = Crew.from_checkpoint(CheckpointConfig(path=db, run_id=run_id), factory=ProjectCrew).kickoff()
+    assert out.raw == "article" and len(llm.calls) == 2
