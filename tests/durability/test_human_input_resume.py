@@ -50,7 +50,12 @@ def test_feedback_reruns_the_agent_until_accepted() -> None:
 
 def test_stdin_is_the_default_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[str] = []
-    monkeypatch.setattr(builtins, "input", lambda prompt="": asked.append(prompt) or "")
+
+    def fake_input(prompt: str = "") -> str:
+        asked.append(prompt)
+        return ""
+
+    monkeypatch.setattr(builtins, "input", fake_input)
     out = _crew(FakeLLM(["haiku", "T"])).kickoff()
     assert out.tasks_output[0].raw == "haiku" and len(asked) == 1
 

@@ -30,6 +30,7 @@ def test_two_tools_with_crewai_names_and_schema() -> None:
     assert "Researcher, Data  Analyst" in delegate.description
     assert set(delegate.to_spec().parameters["properties"]) == {"task", "context", "coworker"}
     assert set(ask.to_spec().parameters["properties"]) == {"question", "context", "coworker"}
+    assert isinstance(delegate, DelegationTool)
     assert [c.role for c in delegate.coworkers] == ["Researcher", "Data  Analyst"]  # delegator left out
 
 
