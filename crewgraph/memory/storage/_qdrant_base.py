@@ -140,16 +140,23 @@ def to_payload(record: MemoryRecord) -> dict[str, Any]:
     }
 
 
+def _parse_dt(value: str) -> datetime:
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+
+
 def from_payload(payload: dict[str, Any], vector: list[float] | None = None) -> MemoryRecord:
-    return MemoryRecord(
+    # model_construct: the payload was written by to_payload, so re-validating it on
+    # every search hit would only cost time on the recall hot path.
+    return MemoryRecord.model_construct(
         id=str(payload["record_id"]),
         content=str(payload.get("content", "")),
         scope=str(payload.get("scope", "/")),
         categories=list(payload.get("categories") or []),
         metadata=dict(payload.get("metadata") or {}),
         importance=float(payload.get("importance", 0.5)),
-        created_at=datetime.fromisoformat(payload["created_at"]),
-        last_accessed=datetime.fromisoformat(payload.get("last_accessed") or payload["created_at"]),
+        created_at=_parse_dt(payload["created_at"]),
+        last_accessed=_parse_dt(payload.get("last_accessed") or payload["created_at"]),
         embedding=vector,
         source=payload.get("source") or None,
         private=bool(payload.get("private", 0)),

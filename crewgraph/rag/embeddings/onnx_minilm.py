@@ -76,6 +76,10 @@ def _load() -> tuple[Any, Any]:
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in batch
             options = ort.SessionOptions()
             options.log_severity_level = 3
+            # No busy-waiting between calls: with few cores, spinning ORT threads starve the
+            # storage work that follows each embedding (measured 3x slower under load).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
             threads = os.environ.get("CREWGRAPH_EMBEDDER_THREADS")
             if threads:
                 options.intra_op_num_threads = int(threads)
