@@ -142,7 +142,7 @@ def to_payload(record: MemoryRecord) -> dict[str, Any]:
 
 def _parse_dt(value: str) -> datetime:
     parsed = datetime.fromisoformat(value)
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def from_payload(payload: dict[str, Any], vector: list[float] | None = None) -> MemoryRecord:

@@ -1,0 +1,179 @@
+"""RAG search tools over local files, with the offline embedder and an index per content hash."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crewgraph.toolkit.rag_tools import (
+    CSVSearchTool,
+    DirectorySearchTool,
+    DOCXSearchTool,
+    JSONSearchTool,
+    MDXSearchTool,
+    PDFSearchTool,
+    RagTool,
+    TXTSearchTool,
+    XMLSearchTool,
+)
+from crewgraph.tools.tool_failure import ToolFailure
+
+FACTS = [
+    "The payment service retries failed charges three times with exponential backoff.",
+    "Our office cafeteria serves vegetarian lasagna every Wednesday.",
+    "Production databases are backed up nightly to cold storage in another region.",
+]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("CREWGRAPH_STORAGE_DIR", str(tmp_path / "store"))
+    yield
+
+
+def _pdf(path: Path, lines: list[str]) -> None:
+    """A minimal one-page PDF with real text (Helvetica), written by hand."""
+    text = " ".join(f"({line}) Tj 0 -16 Td" for line in lines)
+    stream = f"BT /F1 10 Tf 40 760 Td {text} ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(bytes(out))
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    import docx
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    paths = {
+        "txt": root / "notes.txt",
+        "mdx": root / "guide.mdx",
+        "csv": root / "people.csv",
+        "json": root / "config.json",
+        "xml": root / "catalog.xml",
+        "docx": root / "report.docx",
+        "pdf": root / "manual.pdf",
+    }
+    paths["txt"].write_text("\n\n".join(FACTS))
+    paths["mdx"].write_text("# Guide\n\n<Callout>Deployments happen on Tuesdays after the change review.</Callout>\n")
+    paths["csv"].write_text("name,role,city\nAda,engineer,London\nGrace,admiral,Arlington\nLinus,maintainer,Portland\n")
+    paths["json"].write_text(json.dumps({"service": {"name": "billing", "timeout_seconds": 30, "owner": "payments team"}}))
+    paths["xml"].write_text('<catalog><book id="b1"><title>Dune</title><author>Frank Herbert</author></book></catalog>')
+    document = docx.Document()
+    document.add_paragraph("The quarterly revenue grew by twelve percent.")
+    document.add_paragraph("Hiring is frozen until the next fiscal year.")
+    document.save(str(paths["docx"]))
+    _pdf(paths["pdf"], ["To reset the router, hold the power button for ten seconds.", "The warranty lasts two years."])
+    return paths
+
+
+def _ok(result: Any) -> str:
+    assert isinstance(result, str), result
+    assert result.startswith("Relevant Content:")
+    return result
+
+
+def test_txt_search_finds_the_relevant_passage(files: dict[str, Path]) -> None:
+    tool = TXTSearchTool(chunk_size=100, chunk_overlap=0)
+    out = _ok(tool.run(search_query="How are failed payments retried?", txt=str(files["txt"])))
+    first = out.split("\n\n")[0]
+    assert "retries failed charges" in first and "notes.txt" in first
+    assert set(tool.to_spec().parameters["properties"]) == {"search_query", "txt"}
+
+
+def test_fixed_file_is_not_asked_for(files: dict[str, Path]) -> None:
+    tool = TXTSearchTool(txt=str(files["txt"]), chunk_size=100, chunk_overlap=0, limit=1)
+    assert set(tool.to_spec().parameters["properties"]) == {"search_query"}
+    assert str(files["txt"]) in tool.description
+    assert "backed up nightly" in _ok(tool.run(search_query="database backups"))
+
+
+@pytest.mark.parametrize(
+    ("tool_cls", "key", "arg", "query", "expected"),
+    [
+        (PDFSearchTool, "pdf", "pdf", "how do I reset the router", "power button"),
+        (DOCXSearchTool, "docx", "docx", "revenue growth", "twelve percent"),
+        (CSVSearchTool, "csv", "csv", "who lives in Portland", "Linus"),
+        (JSONSearchTool, "json", "json_path", "billing timeout", "timeout_seconds"),
+        (MDXSearchTool, "mdx", "mdx", "when do deployments happen", "Tuesdays"),
+        (XMLSearchTool, "xml", "xml", "who wrote Dune", "Frank Herbert"),
+    ],
+)
+def test_each_file_type(files: dict[str, Path], tool_cls: Any, key: str, arg: str, query: str, expected: str) -> None:
+    tool = tool_cls()
+    assert expected in _ok(tool.run(search_query=query, **{arg: str(files[key])}))
+
+
+def test_directory_search_and_index_reuse(files: dict[str, Path], tmp_path: Path) -> None:
+    (files["txt"].parent / "image.png").write_bytes(b"\x89PNG\x00\x00")
+    tool = DirectorySearchTool(directory=str(files["txt"].parent), limit=2)
+    out = _ok(tool.run(search_query="warranty period"))
+    assert "two years" in out and "manual.pdf" in out
+    index = tool._get_index()
+    count = index.storage.count()
+    _ok(DirectorySearchTool(limit=2).run(search_query="hiring", directory=str(files["txt"].parent)))
+    assert index.storage.count() == count  # same contents: nothing embedded again
+    files["txt"].write_text("A brand new fact about espresso machines.")
+    assert "espresso" in _ok(tool.run(search_query="coffee equipment"))
+    assert index.storage.count() > count  # the changed file is a new document
+
+
+def test_rag_tool_with_texts_and_paths(files: dict[str, Path]) -> None:
+    tool = RagTool()
+    assert isinstance(tool.run(query="anything"), ToolFailure)
+    tool.add("The launch date of Project Falcon is March 3rd.", data_type="text")
+    tool.add(str(files["docx"]))
+    assert "March 3rd" in _ok(tool.run(query="When does Project Falcon launch?"))
+    assert "Hiring is frozen" in _ok(tool.run(query="hiring policy"))
+
+
+def test_failures_are_reported_to_the_model(files: dict[str, Path], tmp_path: Path) -> None:
+    tool = TXTSearchTool()
+    missing = tool.run(search_query="x", txt=str(tmp_path / "nope.txt"))
+    assert isinstance(missing, ToolFailure) and missing.code == "file_not_found"
+    binary = tmp_path / "blob.txt"
+    binary.write_bytes(b"\x00\x01\x02" * 10)
+    failure = tool.run(search_query="x", txt=str(binary))
+    assert isinstance(failure, ToolFailure) and failure.code == "unreadable_document"
+    confined = TXTSearchTool(base_dir=str(files["txt"].parent))
+    outside = confined.run(search_query="x", txt=str(tmp_path / "nope.txt"))
+    assert isinstance(outside, ToolFailure) and outside.code == "path_outside_base_dir"
+    assert isinstance(DirectorySearchTool().run(search_query="x", directory=str(files["txt"])), ToolFailure)
+
+
+def test_custom_embedder_config(files: dict[str, Path]) -> None:
+    calls: list[int] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        calls.append(len(texts))
+        return [[float("lasagna" in t.lower()), float("backed" in t.lower()), 1.0] for t in texts]
+
+    tool = TXTSearchTool(config={"embedder": {"provider": "custom", "config": {"embedding_callable": embed}}}, chunk_size=100, chunk_overlap=0, limit=1)
+    out = _ok(tool.run(search_query="lasagna", txt=str(files["txt"])))
+    assert "lasagna" in out.lower()
+    assert calls[0] == 3  # all chunks embedded in one call
+
+
+def test_toolkit_exports_rag_tools() -> None:
+    import crewgraph.toolkit as toolkit
+
+    assert toolkit.TXTSearchTool is TXTSearchTool and toolkit.RagTool is RagTool
