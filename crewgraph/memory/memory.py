@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 __all__ = ["Memory"]
 
 _logger = logging.getLogger("crewgraph.memory")
+_SAVING = threading.local()
+"""Which memory's save job this thread is running (an event handler that calls back into
+the same memory from its save thread must not wait for itself)."""
 _CONFIG_FIELDS = tuple(f for f in MemoryConfig.model_fields if f != "recall_oversample_factor")
 
 
@@ -180,20 +183,28 @@ class Memory(BaseModel):
             meta.setdefault("agent_role", agent_role)
 
         def job() -> list[MemoryRecord]:
-            if not wait:
-                self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
-            start = time.perf_counter()
+            outer = getattr(_SAVING, "owner", None)
+            _SAVING.owner = id(self)
             try:
-                records = self._encode(req)
-            except Exception as exc:
-                self._emit(MemorySaveFailedEvent(value=label, error=f"{type(exc).__name__}: {exc}"))
                 if not wait:
-                    _logger.error("background memory save failed: %s: %s", type(exc).__name__, exc)
-                raise
-            elapsed = (time.perf_counter() - start) * 1000
-            self._emit(MemorySaveCompletedEvent(value=label, metadata=meta or None, save_time_ms=elapsed))
-            return records
+                    self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
+                start = time.perf_counter()
+                try:
+                    records = self._encode(req)
+                except Exception as exc:
+                    self._emit(MemorySaveFailedEvent(value=label, error=f"{type(exc).__name__}: {exc}"))
+                    if not wait:
+                        _logger.error("background memory save failed: %s: %s", type(exc).__name__, exc)
+                    raise
+                elapsed = (time.perf_counter() - start) * 1000
+                self._emit(MemorySaveCompletedEvent(value=label, metadata=meta or None, save_time_ms=elapsed))
+                return records
+            finally:
+                _SAVING.owner = outer
 
+        if wait and self._in_own_save_thread():
+            self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
+            return job()
         if wait:
             self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
             return self._submit(job).result()
@@ -248,8 +259,13 @@ class Memory(BaseModel):
         req = SaveRequest(list(contents), scope, root, categories, metadata, importance, source, private)
         return self._save(req, wait=False, agent_role=agent_role)
 
+    def _in_own_save_thread(self) -> bool:
+        return getattr(_SAVING, "owner", None) == id(self)
+
     def drain_writes(self, timeout: float | None = None) -> None:
         """Wait until every queued save has finished (failures are logged, not raised)."""
+        if self._in_own_save_thread():
+            return  # called back from our own save (e.g. an event handler): never wait for ourselves
         with self._lock:
             pending = list(self._pending)
         for future in pending:

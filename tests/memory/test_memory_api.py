@@ -318,3 +318,20 @@ def test_async_forms(make_memory: MakeMemory) -> None:
         return await m.arecall("async fact", depth="shallow")
 
     assert asyncio.run(go())[0].record.content == "async fact"
+
+
+def test_event_handlers_may_call_back_into_the_memory(make_memory: MakeMemory) -> None:
+    m = make_memory()
+    seen: list[int] = []
+    with crewgraph_event_bus.scoped_handlers():
+
+        @crewgraph_event_bus.on(MemorySaveCompletedEvent)
+        def on_saved(source: Any, event: Any) -> None:
+            if source is m and not seen:
+                seen.append(len(m.recall("callback", depth="shallow")))
+                m.remember("written from a handler", **explicit())
+
+        m.remember_many(["callback fact"], **explicit())
+        m.drain_writes()
+    assert seen == [1]
+    assert {r.content for r in m.list_records()} == {"callback fact", "written from a handler"}
