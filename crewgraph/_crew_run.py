@@ -65,6 +65,15 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
         if entry is not None and isinstance(output, TaskOutput):
             _task_done(crew, entry[1], output, inputs, run_id)
 
+    def on_node_restored(node: Node, output: Any) -> None:
+        # Callbacks and events fired in the run that computed this output; only make sure
+        # its output file exists (the process may have died between the save and the write).
+        entry = tasks_by_final.get(node.id)
+        if entry is not None and isinstance(output, TaskOutput):
+            path = entry[1].output_path(inputs)
+            if path is not None and not path.exists():
+                _write_output_file(entry[1], output, inputs)
+
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
         graph,
@@ -77,6 +86,7 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
         checkpointer=checkpoint.store,
         restored=checkpoint.restored,
         on_node_finished=on_node_finished,
+        on_node_restored=on_node_restored,
         source=crew,
     )
     try:
@@ -165,18 +175,23 @@ def _console(crew: Crew, run_id: str) -> Any:
     return ConsoleListener(run_id=run_id)
 
 
-def _task_done(crew: Crew, task: Task, output: TaskOutput, inputs: dict[str, Any], run_id: str) -> None:
+def _write_output_file(task: Task, output: TaskOutput, inputs: dict[str, Any]) -> None:
     path = task.output_path(inputs)
-    if path is not None:
-        if task.create_directory:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        if output.json_dict is not None:
-            text = json.dumps(output.json_dict, indent=2, ensure_ascii=False)
-        elif output.pydantic is not None:
-            text = output.pydantic.model_dump_json(indent=2)
-        else:
-            text = output.raw
-        path.write_text(text, encoding="utf-8")
+    if path is None:
+        return
+    if task.create_directory:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if output.json_dict is not None:
+        text = json.dumps(output.json_dict, indent=2, ensure_ascii=False)
+    elif output.pydantic is not None:
+        text = output.pydantic.model_dump_json(indent=2)
+    else:
+        text = output.raw
+    path.write_text(text, encoding="utf-8")
+
+
+def _task_done(crew: Crew, task: Task, output: TaskOutput, inputs: dict[str, Any], run_id: str) -> None:
+    _write_output_file(task, output, inputs)
     event = TaskCompletedEvent(task_name=output.name or task.display_name(), agent_role=output.agent, output=output.raw)
     event.run_id = run_id
     crewgraph_event_bus.emit(crew, event)

@@ -73,7 +73,6 @@ class Crew(BaseModel):
 
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
-    _task_plans: dict[Any, str] = PrivateAttr(default_factory=dict)
     _last_run: Any = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
     """``module:attr`` that rebuilds this crew, stored in checkpoints for ``from_checkpoint``."""

@@ -204,3 +204,16 @@ def test_task_output_str_and_dict() -> None:
     t = TaskOutput(description="d", raw="r", pydantic=Summary(topic="t", points=[]))
     assert t.to_dict() == {"topic": "t", "points": []}
     assert "topic='t'" in str(t)
+
+
+def test_guardrail_redo_keeps_the_context_of_earlier_tasks() -> None:
+    def short(out: TaskOutput) -> tuple[bool, Any]:
+        return (True, out.raw) if len(out.raw) < 10 else (False, "shorter please")
+
+    llm = FakeLLM(responses=["FIRST TASK NOTES", "a very long answer indeed", "short"])
+    crew = two_task_crew(llm)
+    crew.tasks[1].guardrail = short
+    out = crew.kickoff({"topic": "t"})
+    assert out.raw == "short"
+    redo_prompt = llm.calls[2].prompt
+    assert "FIRST TASK NOTES" in redo_prompt and "shorter please" in redo_prompt

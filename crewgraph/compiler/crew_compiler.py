@@ -176,7 +176,6 @@ def _task_nodes(graph: ExecutionGraph, crew: Any, task: Task, index: int, contex
         max_iter=agent.max_iter,
         context_nodes=tuple(context_nodes),
         memory_node=recall_id,
-        plan=_plan_for(crew, task),
         tool_policies=(task.tool_failure_policy, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
         cache=bool(agent.cache),
         rpm_keys=rpm_keys,
@@ -271,14 +270,8 @@ def _saves_memory(memory_obj: Any) -> bool:
 def _delegation_tools(crew: Any, agent: Agent) -> list[Any]:
     if not agent.allow_delegation:
         return []
-    others = [a for a in crew.agents if a.id != agent.id]
-    if not others:
+    if not any(a.id != agent.id for a in crew.agents):
         return []
     from crewgraph.tools.delegation import delegation_tools
 
-    return list(delegation_tools(others))
-
-
-def _plan_for(crew: Any, task: Task) -> str:
-    plans = getattr(crew, "_task_plans", None) or {}
-    return str(plans.get(task.id, ""))
+    return list(delegation_tools(crew.agents, delegator=agent))

@@ -68,6 +68,8 @@ class AgentStepNode(Node):
     output_schema: dict[str, Any] | None = None
     feedback: str | None = None
     previous_output: str | None = None
+    base_messages: tuple[dict[str, Any], ...] = ()
+    """For a redo: the original system and task prompt, reused as they were."""
     human_input: bool = False
     step_callbacks: tuple[Callable[..., Any], ...] = ()
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
@@ -108,41 +110,14 @@ class AgentStepNode(Node):
 
     # ------------------------------------------------------------------ steps
     def _start(self, ctx: NodeContext) -> _Loop:
-        description = interpolate(self.description, ctx.inputs)
-        expected = interpolate(self.expected_output, ctx.inputs)
-        context = format_context(
-            [
-                (getattr(o, "name", None) or getattr(o, "summary", "") or nid, getattr(o, "raw", str(o)))
-                for nid in self.context_nodes
-                if (o := ctx.upstream.get(nid)) is not None
-            ]
-        )
-        memories = ""
-        if self.memory_node is not None:
-            memories = str(ctx.upstream.get(self.memory_node) or "")
-        messages = [
-            {
-                "role": "system",
-                "content": system_prompt(
-                    interpolate(self.agent_role, ctx.inputs),
-                    interpolate(self.agent_goal, ctx.inputs),
-                    interpolate(self.agent_backstory, ctx.inputs),
-                    self.system_template,
-                ),
-            },
-            {
-                "role": "user",
-                "content": task_prompt(
-                    description,
-                    expected,
-                    context=context,
-                    memories=memories,
-                    plan=self.plan or self._planned(ctx),
-                    output_schema=self.output_schema,
-                    has_tools=bool(self.tools),
-                ),
-            },
-        ]
+        context = ""
+        if self.base_messages:
+            # A redo (guardrail feedback) reuses the original prompt: its context, memories and
+            # plan came from nodes that are not upstream of the guardrail that spawned it.
+            messages = [dict(m) for m in self.base_messages]
+        else:
+            context = self._context(ctx)
+            messages = self._first_messages(ctx, context)
         if self.feedback:
             if self.previous_output is not None:
                 messages.append({"role": "assistant", "content": self.previous_output})
@@ -163,6 +138,41 @@ class AgentStepNode(Node):
             )
         )
         return _Loop(messages=messages)
+
+    def _context(self, ctx: NodeContext) -> str:
+        return format_context(
+            [
+                (getattr(o, "name", None) or getattr(o, "summary", "") or nid, getattr(o, "raw", str(o)))
+                for nid in self.context_nodes
+                if (o := ctx.upstream.get(nid)) is not None
+            ]
+        )
+
+    def _first_messages(self, ctx: NodeContext, context: str) -> list[dict[str, Any]]:
+        memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""
+        return [
+            {
+                "role": "system",
+                "content": system_prompt(
+                    interpolate(self.agent_role, ctx.inputs),
+                    interpolate(self.agent_goal, ctx.inputs),
+                    interpolate(self.agent_backstory, ctx.inputs),
+                    self.system_template,
+                ),
+            },
+            {
+                "role": "user",
+                "content": task_prompt(
+                    interpolate(self.description, ctx.inputs),
+                    interpolate(self.expected_output, ctx.inputs),
+                    context=context,
+                    memories=memories,
+                    plan=self.plan or self._planned(ctx),
+                    output_schema=self.output_schema,
+                    has_tools=bool(self.tools),
+                ),
+            },
+        ]
 
     def _planned(self, ctx: NodeContext) -> str:
         """This task's plan from the planning node (or, for a redo spawned later, the run state)."""

@@ -112,6 +112,7 @@ class GuardrailNode(Node):
                 id=template.id + suffix,
                 feedback=state.reason,  # type: ignore[call-arg]
                 previous_output=state.output.raw,
+                base_messages=tuple(state.output.messages[:2]),
             )
         else:
             child = dataclasses.replace(template, id=template.id + suffix, given=state.output)  # type: ignore[call-arg]

@@ -12,7 +12,9 @@ Semantics
 - Each step runs under the node's RetryPolicy/TimeoutPolicy; a node that
   still fails is fatal: the rest of the run is cancelled and the error raised.
 - After a node finishes, the checkpointer saves its output before any
-  successor starts; nodes in ``restored`` are not run again.
+  successor starts; nodes in ``restored`` are not run again (they call
+  ``on_node_restored``, not ``on_node_finished``: their side effects happened in
+  the run that computed them).
 - ``max_executions`` bounds the total executions (loop guard for flows).
 - Events no handler listens to are neither built nor stamped; a node can ask
   ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
@@ -111,6 +113,7 @@ class Scheduler:
         checkpointer: Any = None,
         restored: dict[str, Any] | None = None,
         on_node_finished: NodeHook | None = None,
+        on_node_restored: NodeHook | None = None,
         bus: CrewGraphEventsBus | None = None,
         source: Any = None,
     ) -> None:
@@ -126,6 +129,7 @@ class Scheduler:
         self.checkpointer = checkpointer
         self.restored = dict(restored or {})
         self.on_node_finished = on_node_finished
+        self.on_node_restored = on_node_restored
         self.bus = bus or crewgraph_event_bus
         self.source = source if source is not None else self
         self.outputs: dict[str, Any] = {}
@@ -256,8 +260,9 @@ class Scheduler:
             rec.status = "restored"
             node = self.plan.nodes[nid]
             self.emit(NodeFinishedEvent(label=node.display_label, from_checkpoint=True), node)
-        if self.on_node_finished is not None:
-            self.on_node_finished(self.plan.nodes[nid], output)
+        hook = self.on_node_restored if restored else self.on_node_finished
+        if hook is not None:
+            hook(self.plan.nodes[nid], output)
         self._fire(nid, result.route)
 
     # ------------------------------------------------------------------ execution
