@@ -89,6 +89,9 @@ def load_target(spec: str | None, cwd: Path | None = None) -> Target:
         attr = _find_in_module(module)
         obj, label = getattr(module, attr), f"{module.__name__}:{attr}"
     instance, kind = _materialize(obj, label)
+    if kind == "crew" and getattr(instance, "_factory_ref", None) is None:
+        # Checkpointed runs record how to rebuild the crew (Crew.from_checkpoint needs it).
+        instance._factory_ref = label
     return Target(obj=instance, kind=kind, label=label, default_inputs=dict(defaults))
 
 
