@@ -40,6 +40,8 @@ KIND_STYLES: dict[str, KindStyle] = {
     "flow_method": KindStyle("box", "#e9ecef", "rounded,filled"),
     "router": KindStyle("diamond", "#f8d7da"),
     "join": KindStyle("circle", "#dee2e6"),
+    "planning": KindStyle("note", "#fde2e4"),
+    "llm": KindStyle("component", "#e7f5ff"),
 }
 DEFAULT_KIND_STYLE = KindStyle("box", "#ffffff")
 KIND_ORDER = tuple(KIND_STYLES)
