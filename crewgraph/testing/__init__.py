@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.testing.fake_embedder import FakeEmbedder
 from crewgraph.testing.fake_llm import (
     FakeLLM,
     FakeLLMExhaustedError,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from crewgraph.testing.run_node import arun_node, run_node
 
 __all__ = [
+    "FakeEmbedder",
     "FakeLLM",
     "FakeLLMExhaustedError",
     "FakeReply",
