@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from crewgraph.memory import Memory, MemoryRecord  # noqa: E402
 from crewgraph.rag.embeddings.onnx_minilm import default_embedder  # noqa: E402
 
+
 def _vocabulary() -> list[str]:
     """Plain English words from the embedder's own WordPiece vocabulary (varied test sentences)."""
     import json
