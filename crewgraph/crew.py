@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from crewgraph.outputs import CrewOutput, UsageMetrics
-from crewgraph.spec._validators import check_llm
+from crewgraph.spec._validators import check_llm, check_policy
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
@@ -81,14 +81,9 @@ class Crew(BaseModel):
         classmethod(lambda cls, v: check_llm(v))
     )
 
-    @field_validator("tool_failure_policy", mode="before")
-    @classmethod
-    def _validate_policy(cls, v: Any) -> Any:
-        if v is None:
-            return None
-        from crewgraph.tools.tool_failure import ToolFailurePolicy
-
-        return ToolFailurePolicy(v)
+    _validate_policy = field_validator("tool_failure_policy", mode="before")(
+        classmethod(lambda cls, v: check_policy(v))
+    )
 
     @model_validator(mode="after")
     def _collect_agents(self) -> Crew:

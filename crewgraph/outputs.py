@@ -50,31 +50,20 @@ class OutputFormat(str, Enum):
     PYDANTIC = "pydantic"
 
 
-class TaskOutput(BaseModel):
-    """The result of one task."""
+class _Result(BaseModel):
+    """What task and crew outputs share: the text, its structured forms, usage, failures."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
-    description: str
-    name: str | None = None
-    expected_output: str | None = None
-    summary: str | None = None
     raw: str = ""
     pydantic: BaseModel | None = None
     json_dict: dict[str, Any] | None = None
-    agent: str = ""
-    output_format: OutputFormat = OutputFormat.RAW
     token_usage: UsageMetrics = Field(default_factory=UsageMetrics)
     tool_failures: list[Any] = Field(default_factory=list)
-    messages: list[dict[str, Any]] = Field(default_factory=list)
-
-    def model_post_init(self, __context: Any) -> None:
-        if self.summary is None and self.description:
-            words = self.description.split()
-            self.summary = " ".join(words[:10]) + ("..." if len(words) > 10 else "")
 
     @property
     def has_tool_failures(self) -> bool:
+        """True when a tool failed during the work (check before trusting ``raw``)."""
         return bool(self.tool_failures)
 
     @property
@@ -102,39 +91,30 @@ class TaskOutput(BaseModel):
         return self.raw
 
 
-class CrewOutput(BaseModel):
+class TaskOutput(_Result):
+    """The result of one task."""
+
+    description: str
+    name: str | None = None
+    expected_output: str | None = None
+    summary: str | None = None
+    agent: str = ""
+    output_format: OutputFormat = OutputFormat.RAW
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.summary is None and self.description:
+            words = self.description.split()
+            self.summary = " ".join(words[:10]) + ("..." if len(words) > 10 else "")
+
+
+class CrewOutput(_Result):
     """The result of a crew kickoff: the last task's output plus every task's."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
-
-    raw: str = ""
-    pydantic: BaseModel | None = None
-    json_dict: dict[str, Any] | None = None
     tasks_output: list[TaskOutput] = Field(default_factory=list)
-    token_usage: UsageMetrics = Field(default_factory=UsageMetrics)
-    tool_failures: list[Any] = Field(default_factory=list)
     run_id: str | None = None
     graph: Any = Field(default=None, exclude=True, repr=False)
     """The executed run graph (a ``crewgraph.graph.RunGraph``) when available."""
-
-    @property
-    def has_tool_failures(self) -> bool:
-        return bool(self.tool_failures)
-
-    @property
-    def json(self) -> str | None:  # type: ignore[override]
-        if self.json_dict is not None:
-            return json.dumps(self.json_dict)
-        if self.pydantic is not None:
-            return self.pydantic.model_dump_json()
-        return None
-
-    def to_dict(self) -> dict[str, Any]:
-        if self.json_dict is not None:
-            return dict(self.json_dict)
-        if self.pydantic is not None:
-            return self.pydantic.model_dump()
-        return {}
 
     def __getitem__(self, key: str) -> Any:
         if self.pydantic is not None and hasattr(self.pydantic, key):
@@ -142,10 +122,3 @@ class CrewOutput(BaseModel):
         if self.json_dict is not None and key in self.json_dict:
             return self.json_dict[key]
         raise KeyError(f"Key '{key}' not found in CrewOutput.")
-
-    def __str__(self) -> str:
-        if self.pydantic is not None:
-            return str(self.pydantic)
-        if self.json_dict is not None:
-            return str(self.json_dict)
-        return self.raw

@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
-__all__ = ["check_guardrail", "check_llm", "check_tools"]
+__all__ = ["check_guardrail", "check_llm", "check_policy", "check_tools", "merge_config"]
 
 
 def check_tools(value: Any) -> list[Any]:
@@ -106,3 +106,24 @@ def _check_signature(fn: Callable[..., Any]) -> None:
         raise ValueError(
             f"Guardrail function {name!r}: if the return type is annotated, it must be tuple[bool, Any]"
         )
+
+
+def check_policy(value: Any) -> Any:
+    """A tool failure policy: None (inherit from the next level) or ignore / warn / raise."""
+    if value is None:
+        return None
+    from crewgraph.tools.tool_failure import ToolFailurePolicy
+
+    return ToolFailurePolicy(value)
+
+
+def merge_config(data: Any, what: str) -> Any:
+    """``Agent(config={...})`` / ``Task(config={...})`` (a YAML entry, as in CrewAI): the dict
+    supplies fields; keyword arguments given explicitly (not None) win over it."""
+    if not isinstance(data, dict) or data.get("config") is None:
+        return data
+    data = dict(data)
+    config = data.pop("config")
+    if not isinstance(config, dict):
+        raise ValueError(f"config must be a dict of {what} fields, got {type(config).__name__}")
+    return {**config, **{k: v for k, v in data.items() if v is not None}}

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from crewgraph.spec._validators import check_llm, check_tools
+from crewgraph.spec._validators import check_llm, check_policy, check_tools, merge_config
 
 __all__ = ["Agent"]
 
@@ -45,29 +45,16 @@ class Agent(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _merge_config(cls, data: Any) -> Any:
-        """``Agent(config={...})`` (a YAML entry, as in CrewAI): the dict supplies fields;
-        keyword arguments given explicitly (not None) win over it."""
-        if not isinstance(data, dict) or data.get("config") is None:
-            return data
-        data = dict(data)
-        config = data.pop("config")
-        if not isinstance(config, dict):
-            raise ValueError(f"config must be a dict of Agent fields, got {type(config).__name__}")
-        return {**config, **{k: v for k, v in data.items() if v is not None}}
+        return merge_config(data, "Agent")
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_llm = field_validator("llm", "function_calling_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))
     )
 
-    @field_validator("tool_failure_policy", mode="before")
-    @classmethod
-    def _validate_policy(cls, v: Any) -> Any:
-        if v is None:
-            return None
-        from crewgraph.tools.tool_failure import ToolFailurePolicy
-
-        return ToolFailurePolicy(v)
+    _validate_policy = field_validator("tool_failure_policy", mode="before")(
+        classmethod(lambda cls, v: check_policy(v))
+    )
 
     @property
     def key(self) -> str:

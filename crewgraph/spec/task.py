@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crewgraph._internal.interpolate import placeholder_names
-from crewgraph.spec._validators import check_guardrail, check_tools
+from crewgraph.spec._validators import check_guardrail, check_policy, check_tools, merge_config
 from crewgraph.spec.agent import Agent
 
 __all__ = ["Task"]
@@ -49,15 +49,7 @@ class Task(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _merge_config(cls, data: Any) -> Any:
-        """``Task(config={...})`` (a YAML entry, as in CrewAI): the dict supplies fields;
-        keyword arguments given explicitly (not None) win over it."""
-        if not isinstance(data, dict) or data.get("config") is None:
-            return data
-        data = dict(data)
-        config = data.pop("config")
-        if not isinstance(config, dict):
-            raise ValueError(f"config must be a dict of Task fields, got {type(config).__name__}")
-        return {**config, **{k: v for k, v in data.items() if v is not None}}
+        return merge_config(data, "Task")
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
 
@@ -74,14 +66,9 @@ class Task(BaseModel):
         items = v if isinstance(v, list | tuple) else [v]
         return [check_guardrail(g) for g in items]
 
-    @field_validator("tool_failure_policy", mode="before")
-    @classmethod
-    def _validate_policy(cls, v: Any) -> Any:
-        if v is None:
-            return None
-        from crewgraph.tools.tool_failure import ToolFailurePolicy
-
-        return ToolFailurePolicy(v)
+    _validate_policy = field_validator("tool_failure_policy", mode="before")(
+        classmethod(lambda cls, v: check_policy(v))
+    )
 
     @field_validator("output_file")
     @classmethod
