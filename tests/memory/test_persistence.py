@@ -180,5 +180,14 @@ def test_default_storage_location(monkeypatch: pytest.MonkeyPatch, store_dir: Pa
     monkeypatch.setenv("CREWGRAPH_QDRANT_API_KEY", "k")
     env_server = resolve_storage(None)
     assert isinstance(env_server, QdrantServerStorage) and env_server.api_key == "k"
+    in_memory = resolve_storage(":memory:")
+    assert isinstance(in_memory, QdrantServerStorage) and in_memory.url is None
     with pytest.raises(TypeError):
         resolve_storage(42)
+
+
+def test_in_memory_qdrant_client_storage() -> None:
+    m = Memory(storage=":memory:", embedder=WordHashEmbedder(), llm=None)
+    m.remember("kept in RAM only", **explicit(scope="/ram"))
+    assert [x.record.scope for x in m.recall("kept in RAM", depth="shallow")] == ["/ram"]
+    m.close()
