@@ -14,15 +14,18 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from crewgraph.compiler._task_chain import (
+    add_output_chain,
+    add_recall,
+    add_tool_templates,
+    agent_memory,
+    step_fields,
+)
 from crewgraph.compiler.validate import task_label, validate_crew
 from crewgraph.errors import CompileError
 from crewgraph.graph.execution_graph import ExecutionGraph
-from crewgraph.graph.node import Node
-from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.nodes.agent_step import AgentStepNode
-from crewgraph.nodes.convert import ConvertNode
-from crewgraph.nodes.guardrail import GuardrailNode, guardrail_name
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
@@ -141,130 +144,15 @@ def _task_nodes(graph: ExecutionGraph, crew: Any, task: Task, index: int, contex
     name = task.name or task.display_name()
     tools = list(task.tools or agent.tools or [])
     tools.extend(_delegation_tools(crew, agent))
-    rpm_keys = _rpm_keys(crew, agent)
-    llm = agent.llm if agent.llm is not None else getattr(crew, "llm", None)
-    memory_obj = _agent_memory(crew, agent)
-    first = f"{key}.agent"
-    recall_id: str | None = None
-    if memory_obj is not None:
-        from crewgraph.nodes.memory_recall import MemoryRecallNode
-
-        recall_id = f"{key}.recall"
-        graph.add_node(
-            MemoryRecallNode(
-                id=recall_id,
-                label=f"recall: {name}",
-                task_name=name,
-                query=task.description,
-                memory=memory_obj if memory_obj is not True else None,
-            )
-        )
-        first = recall_id
-    structured = task.structured_model
-    agent_node = AgentStepNode(
-        id=f"{key}.agent",
-        label=name,
-        task_name=name,
-        description=task.description,
-        expected_output=task.expected_output,
-        agent_role=agent.role,
-        agent_goal=agent.goal,
-        agent_backstory=agent.backstory,
-        system_template=agent.system_template,
-        llm=llm,
-        tools=tuple(tools),
-        max_iter=agent.max_iter,
-        context_nodes=tuple(context_nodes),
-        memory_node=recall_id,
-        tool_policies=(task.tool_failure_policy, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
-        cache=bool(agent.cache),
-        rpm_keys=rpm_keys,
-        output_schema=structured.model_json_schema() if structured is not None else None,
-        human_input=task.human_input,
-        step_callbacks=tuple(cb for cb in (agent.step_callback, getattr(crew, "step_callback", None)) if cb),
-        retry=RetryPolicy(max_attempts=1 + agent.max_retry_limit, initial_delay=1.0, max_delay=20.0),
-        timeout=TimeoutPolicy(agent.max_execution_time),
-    )
-    graph.add_node(agent_node, task=key)
+    memory_obj = agent_memory(crew, agent)
+    recall_id = add_recall(graph, key, name, task, memory_obj)
+    step = AgentStepNode(id=f"{key}.agent", **step_fields(crew, task, agent, name, tools, context_nodes, recall_id))
+    graph.add_node(step, task=key)
     if recall_id is not None:
-        graph.add_edge(recall_id, agent_node.id, kind="memory")
-    for tool in tools:
-        from crewgraph.nodes.tool_call import ToolTemplateNode
-
-        tid = f"{key}.tool.{slugify(tool.name, 30)}"
-        if tid not in graph:
-            graph.add_node(ToolTemplateNode(id=tid, label=tool.name, tool=tool), task=key)
-        graph.add_edge(agent_node.id, tid, kind="may_call")
-    final = agent_node.id
-    redo: list[Node] = [agent_node]
-    if structured is not None:
-        convert = ConvertNode(
-            id=f"{key}.convert",
-            label=f"{structured.__name__}",
-            task_name=name,
-            source_node=agent_node.id,
-            model=structured,
-            as_json=task.output_json is not None and task.output_pydantic is None,
-            llm=llm,
-            rpm_keys=rpm_keys,
-        )
-        graph.add_node(convert, task=key)
-        graph.add_edge(final, convert.id, kind="convert")
-        final = convert.id
-        redo.append(convert)
-    checks = task.all_guardrails
-    for j in range(len(checks)):
-        node = GuardrailNode(
-            id=f"{key}.guardrail{j + 1}",
-            label=guardrail_name(checks[j]),
-            task_name=name,
-            checks=tuple(checks[: j + 1]),
-            source_node=final,
-            max_retries=task.guardrail_max_retries,
-            redo=tuple(redo),
-            llm=llm,
-            rpm_keys=rpm_keys,
-        )
-        graph.add_node(node, task=key)
-        graph.add_edge(final, node.id, kind="guardrail")
-        final = node.id
-    if memory_obj is not None and _saves_memory(memory_obj):
-        from crewgraph.nodes.memory_save import MemorySaveNode
-
-        save = MemorySaveNode(
-            id=f"{key}.save",
-            label=f"save: {name}",
-            task_name=name,
-            agent_role=agent.role,
-            source_node=final,
-            memory=memory_obj if memory_obj is not True else None,
-        )
-        graph.add_node(save, task=key)
-        graph.add_edge(final, save.id, kind="memory")
-    return TaskPlan(key=key, name=name, first=first, agent=agent_node.id, final=final, index=index)
-
-
-def _rpm_keys(crew: Any, agent: Agent) -> tuple[str, ...]:
-    keys: list[str] = []
-    if agent.max_rpm:
-        keys.append(f"agent:{agent.id}")
-    if getattr(crew, "max_rpm", None):
-        keys.append("crew")
-    return tuple(keys)
-
-
-def _agent_memory(crew: Any, agent: Agent) -> Any:
-    """The agent's own memory object, else True when the crew has memory, else None."""
-    own = agent.memory
-    if own is False:
-        return None
-    if own is not None and own is not True:
-        return own
-    return True if getattr(crew, "memory_enabled", False) else None
-
-
-def _saves_memory(memory_obj: Any) -> bool:
-    return not getattr(memory_obj, "read_only", False)
+        graph.add_edge(recall_id, step.id, kind="memory")
+    add_tool_templates(graph, key, step.id, tools)
+    final = add_output_chain(graph, task, key, name, step, memory_obj)
+    return TaskPlan(key=key, name=name, first=recall_id or step.id, agent=step.id, final=final, index=index)
 
 
 def _delegation_tools(crew: Any, agent: Agent) -> list[Any]:

@@ -19,15 +19,17 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from crewgraph.compiler.crew_compiler import TaskPlan, _agent_memory, _saves_memory, task_key
+from crewgraph.compiler._task_chain import (
+    add_output_chain,
+    add_recall,
+    add_tool_templates,
+    agent_memory,
+    step_fields,
+)
+from crewgraph.compiler.crew_compiler import TaskPlan, task_key
 from crewgraph.compiler.validate import task_label
 from crewgraph.errors import CompileError, ConfigurationError
 from crewgraph.graph.execution_graph import ExecutionGraph
-from crewgraph.graph.node import Node
-from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
-from crewgraph.ids import slugify
-from crewgraph.nodes.convert import ConvertNode
-from crewgraph.nodes.guardrail import GuardrailNode, guardrail_name
 from crewgraph.nodes.manager_step import ManagerStepNode
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.task import Task
@@ -140,124 +142,17 @@ def _task_nodes(
         tools = [*task.tools, *delegation_tools(allowed, delegator=manager)]
     except ConfigurationError as exc:
         raise CompileError(f"{task_label(task, index)}: {exc}", task=task_label(task, index)) from None
-    llm = manager.llm if manager.llm is not None else getattr(crew, "llm", None)
-    rpm_keys = _rpm_keys(crew, manager)
-    structured = task.structured_model
-    memory_obj = _agent_memory(crew, manager)
-    recall_id = _recall(graph, key, name, task, memory_obj)
+    memory_obj = agent_memory(crew, manager)
+    recall_id = add_recall(graph, key, name, task, memory_obj)
     step = ManagerStepNode(
         id=f"{key}.manager",
-        label=name,
-        task_name=name,
-        description=task.description,
-        expected_output=task.expected_output,
-        agent_role=manager.role,
-        agent_goal=manager.goal,
-        agent_backstory=manager.backstory,
-        system_template=manager.system_template,
-        llm=llm,
-        tools=tuple(tools),
-        max_iter=manager.max_iter,
-        context_nodes=tuple(context_nodes),
-        memory_node=recall_id,
-        tool_policies=(task.tool_failure_policy, manager.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
-        cache=bool(manager.cache),
-        rpm_keys=rpm_keys,
-        output_schema=structured.model_json_schema() if structured is not None else None,
-        human_input=task.human_input,
-        step_callbacks=tuple(cb for cb in (manager.step_callback, getattr(crew, "step_callback", None)) if cb),
-        retry=RetryPolicy(max_attempts=1 + manager.max_retry_limit, initial_delay=1.0, max_delay=20.0),
-        timeout=TimeoutPolicy(manager.max_execution_time),
         coworker_roles=tuple(a.role for a in allowed),
+        **step_fields(crew, task, manager, name, tools, context_nodes, recall_id),
     )
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")
-    _tool_templates(graph, key, step.id, tools)
-    final = step.id
-    redo: list[Node] = [step]
-    if structured is not None:
-        convert = ConvertNode(
-            id=f"{key}.convert",
-            label=structured.__name__,
-            task_name=name,
-            source_node=step.id,
-            model=structured,
-            as_json=task.output_json is not None and task.output_pydantic is None,
-            llm=llm,
-            rpm_keys=rpm_keys,
-        )
-        graph.add_node(convert, task=key)
-        graph.add_edge(final, convert.id, kind="convert")
-        final = convert.id
-        redo.append(convert)
-    checks = task.all_guardrails
-    for j in range(len(checks)):
-        node = GuardrailNode(
-            id=f"{key}.guardrail{j + 1}",
-            label=guardrail_name(checks[j]),
-            task_name=name,
-            checks=tuple(checks[: j + 1]),
-            source_node=final,
-            max_retries=task.guardrail_max_retries,
-            redo=tuple(redo),
-            llm=llm,
-            rpm_keys=rpm_keys,
-        )
-        graph.add_node(node, task=key)
-        graph.add_edge(final, node.id, kind="guardrail")
-        final = node.id
-    if memory_obj is not None and _saves_memory(memory_obj):
-        from crewgraph.nodes.memory_save import MemorySaveNode
-
-        save = MemorySaveNode(
-            id=f"{key}.save",
-            label=f"save: {name}",
-            task_name=name,
-            agent_role=manager.role,
-            source_node=final,
-            memory=memory_obj if memory_obj is not True else None,
-        )
-        graph.add_node(save, task=key)
-        graph.add_edge(final, save.id, kind="memory")
+    add_tool_templates(graph, key, step.id, tools)
+    final = add_output_chain(graph, task, key, name, step, memory_obj)
     first = recall_id or step.id
     return TaskPlan(key=key, name=name, first=first, agent=step.id, final=final, index=index)
-
-
-def _recall(graph: ExecutionGraph, key: str, name: str, task: Task, memory_obj: Any) -> str | None:
-    """The task's memory recall node (before the manager's step), when the crew has memory."""
-    if memory_obj is None:
-        return None
-    from crewgraph.nodes.memory_recall import MemoryRecallNode
-
-    recall_id = f"{key}.recall"
-    graph.add_node(
-        MemoryRecallNode(
-            id=recall_id,
-            label=f"recall: {name}",
-            task_name=name,
-            query=task.description,
-            memory=memory_obj if memory_obj is not True else None,
-        ),
-        task=key,
-    )
-    return recall_id
-
-
-def _tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: list[Any]) -> None:
-    from crewgraph.nodes.tool_call import ToolTemplateNode
-
-    for tool in tools:
-        tid = f"{key}.tool.{slugify(tool.name, 30)}"
-        if tid not in graph:
-            graph.add_node(ToolTemplateNode(id=tid, label=tool.name, tool=tool), task=key)
-        graph.add_edge(step_id, tid, kind="may_call")
-
-
-def _rpm_keys(crew: Any, manager: Agent) -> tuple[str, ...]:
-    keys: list[str] = []
-    if manager.max_rpm:
-        keys.append(f"agent:{manager.id}")
-    if getattr(crew, "max_rpm", None):
-        keys.append("crew")
-    return tuple(keys)

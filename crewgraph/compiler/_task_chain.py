@@ -1,0 +1,155 @@
+"""The pieces of a task's chain that every crew process builds the same way.
+
+A task's step (an agent's ``agent_step`` or the manager's ``manager_step``)
+sits in a chain: ``recall`` before it, ``convert`` and ``guardrail`` nodes
+after it, ``save`` off the end, and a plan-only ``tool`` node per tool it may
+call. Sequential/parallel and hierarchical crews differ only in the step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crewgraph.graph.execution_graph import ExecutionGraph
+from crewgraph.graph.node import Node
+from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.ids import slugify
+from crewgraph.nodes.convert import ConvertNode
+from crewgraph.nodes.guardrail import GuardrailNode, guardrail_name
+from crewgraph.spec.agent import Agent
+from crewgraph.spec.task import Task
+
+__all__ = ["add_output_chain", "add_recall", "add_tool_templates", "agent_memory", "rpm_keys", "step_fields"]
+
+
+def rpm_keys(crew: Any, agent: Agent) -> tuple[str, ...]:
+    """The rate limiters an agent's model calls wait for (its own, then the crew's)."""
+    keys: list[str] = []
+    if agent.max_rpm:
+        keys.append(f"agent:{agent.id}")
+    if getattr(crew, "max_rpm", None):
+        keys.append("crew")
+    return tuple(keys)
+
+
+def agent_memory(crew: Any, agent: Agent) -> Any:
+    """The agent's own memory object, else True when the crew has memory, else None."""
+    own = agent.memory
+    if own is False:
+        return None
+    if own is not None and own is not True:
+        return own
+    return True if getattr(crew, "memory_enabled", False) else None
+
+
+def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any],
+                context_nodes: list[str], recall_id: str | None) -> dict[str, Any]:
+    """Keyword arguments of the task's step node that come from the agent and the task."""
+    structured = task.structured_model
+    return dict(
+        label=name,
+        task_name=name,
+        description=task.description,
+        expected_output=task.expected_output,
+        agent_role=agent.role,
+        agent_goal=agent.goal,
+        agent_backstory=agent.backstory,
+        system_template=agent.system_template,
+        llm=agent.llm if agent.llm is not None else getattr(crew, "llm", None),
+        tools=tuple(tools),
+        max_iter=agent.max_iter,
+        context_nodes=tuple(context_nodes),
+        memory_node=recall_id,
+        tool_policies=(task.tool_failure_policy, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
+        cache=bool(agent.cache),
+        rpm_keys=rpm_keys(crew, agent),
+        output_schema=structured.model_json_schema() if structured is not None else None,
+        human_input=task.human_input,
+        step_callbacks=tuple(cb for cb in (agent.step_callback, getattr(crew, "step_callback", None)) if cb),
+        retry=RetryPolicy(max_attempts=1 + agent.max_retry_limit, initial_delay=1.0, max_delay=20.0),
+        timeout=TimeoutPolicy(agent.max_execution_time),
+    )
+
+
+def add_recall(graph: ExecutionGraph, key: str, name: str, task: Task, memory_obj: Any) -> str | None:
+    """The task's memory recall node, when the agent has memory; returns its id."""
+    if memory_obj is None:
+        return None
+    from crewgraph.nodes.memory_recall import MemoryRecallNode
+
+    recall_id = f"{key}.recall"
+    graph.add_node(
+        MemoryRecallNode(
+            id=recall_id,
+            label=f"recall: {name}",
+            task_name=name,
+            query=task.description,
+            memory=memory_obj if memory_obj is not True else None,
+        ),
+        task=key,
+    )
+    return recall_id
+
+
+def add_tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: list[Any]) -> None:
+    """A plan-only ``tool`` node per tool, joined to the step by a dashed "may call" edge."""
+    from crewgraph.nodes.tool_call import ToolTemplateNode
+
+    for tool in tools:
+        tid = f"{key}.tool.{slugify(tool.name, 30)}"
+        if tid not in graph:
+            graph.add_node(ToolTemplateNode(id=tid, label=tool.name, tool=tool), task=key)
+        graph.add_edge(step_id, tid, kind="may_call")
+
+
+def add_output_chain(graph: ExecutionGraph, task: Task, key: str, name: str, step: Any,
+                     memory_obj: Any) -> str:
+    """Add convert, guardrail and memory-save nodes after ``step``; return the task's final node id."""
+    final = step.id
+    redo: list[Node] = [step]
+    structured = task.structured_model
+    if structured is not None:
+        convert = ConvertNode(
+            id=f"{key}.convert",
+            label=structured.__name__,
+            task_name=name,
+            source_node=step.id,
+            model=structured,
+            as_json=task.output_json is not None and task.output_pydantic is None,
+            llm=step.llm,
+            rpm_keys=step.rpm_keys,
+        )
+        graph.add_node(convert, task=key)
+        graph.add_edge(final, convert.id, kind="convert")
+        final = convert.id
+        redo.append(convert)
+    checks = task.all_guardrails
+    for j in range(len(checks)):
+        node = GuardrailNode(
+            id=f"{key}.guardrail{j + 1}",
+            label=guardrail_name(checks[j]),
+            task_name=name,
+            checks=tuple(checks[: j + 1]),
+            source_node=final,
+            max_retries=task.guardrail_max_retries,
+            redo=tuple(redo),
+            llm=step.llm,
+            rpm_keys=step.rpm_keys,
+        )
+        graph.add_node(node, task=key)
+        graph.add_edge(final, node.id, kind="guardrail")
+        final = node.id
+    if memory_obj is not None and not getattr(memory_obj, "read_only", False):
+        from crewgraph.nodes.memory_save import MemorySaveNode
+
+        save = MemorySaveNode(
+            id=f"{key}.save",
+            label=f"save: {name}",
+            task_name=name,
+            agent_role=step.agent_role,
+            source_node=final,
+            memory=memory_obj if memory_obj is not True else None,
+        )
+        graph.add_node(save, task=key)
+        graph.add_edge(final, save.id, kind="memory")
+    return final
