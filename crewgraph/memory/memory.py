@@ -29,11 +29,12 @@ from crewgraph.events.memory_events import (
     MemorySaveStartedEvent,
 )
 from crewgraph.memory._encoding import SaveRequest, encode_batch
+from crewgraph.memory._explore import ExploreMixin
 from crewgraph.memory._recall import RecallRequest, deep_recall, shallow_recall
 from crewgraph.memory.analysis import Analyst
-from crewgraph.memory.scopes import join_scope, normalize_scope, scope_depth
+from crewgraph.memory.scopes import join_scope, normalize_scope
 from crewgraph.memory.storage.backend import StorageBackend
-from crewgraph.memory.types import MemoryConfig, MemoryMatch, MemoryRecord, ScopeInfo, utc_now
+from crewgraph.memory.types import MemoryConfig, MemoryMatch, MemoryRecord, utc_now
 
 if TYPE_CHECKING:
     from crewgraph.memory.memory_scope import MemoryScope, MemorySlice
@@ -47,7 +48,7 @@ the same memory from its save thread must not wait for itself)."""
 _CONFIG_FIELDS = tuple(f for f in MemoryConfig.model_fields if f != "recall_oversample_factor")
 
 
-class Memory(BaseModel):
+class Memory(ExploreMixin, BaseModel):
     """Unified memory: LLM-analysed saves, composite-scored recall, scopes and slices.
 
     ``llm``: model name or BaseLLM for analysis (created lazily). ``storage``:
@@ -176,40 +177,49 @@ class Memory(BaseModel):
             req, storage=self.storage_backend, embed=self._embed, analyst=self._analyst, config=self._config
         )
 
-    def _save(self, req: SaveRequest, *, wait: bool, agent_role: str | None = None) -> list[MemoryRecord]:
+    def _run_save(self, req: SaveRequest, agent_role: str | None, *, announce: bool) -> list[MemoryRecord]:
+        """Encode one request with its save events (``announce``: emit the Started event here)."""
         label = req.contents[0] if len(req.contents) == 1 else f"{len(req.contents)} memories"
         meta = dict(req.metadata or {})
         if agent_role:
             meta.setdefault("agent_role", agent_role)
-
-        def job() -> list[MemoryRecord]:
-            outer = getattr(_SAVING, "owner", None)
-            _SAVING.owner = id(self)
+        outer = getattr(_SAVING, "owner", None)
+        _SAVING.owner = id(self)
+        try:
+            if announce:
+                self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
+            start = time.perf_counter()
             try:
-                if not wait:
-                    self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
-                start = time.perf_counter()
-                try:
-                    records = self._encode(req)
-                except Exception as exc:
-                    self._emit(MemorySaveFailedEvent(value=label, error=f"{type(exc).__name__}: {exc}"))
-                    if not wait:
-                        _logger.error("background memory save failed: %s: %s", type(exc).__name__, exc)
-                    raise
-                elapsed = (time.perf_counter() - start) * 1000
-                self._emit(MemorySaveCompletedEvent(value=label, metadata=meta or None, save_time_ms=elapsed))
-                return records
-            finally:
-                _SAVING.owner = outer
+                records = self._encode(req)
+            except Exception as exc:
+                self._emit(MemorySaveFailedEvent(value=label, error=f"{type(exc).__name__}: {exc}"))
+                raise
+            elapsed = (time.perf_counter() - start) * 1000
+            self._emit(MemorySaveCompletedEvent(value=label, metadata=meta or None, save_time_ms=elapsed))
+            return records
+        finally:
+            _SAVING.owner = outer
 
-        if wait and self._in_own_save_thread():
-            self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
-            return job()
-        if wait:
-            self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
-            return self._submit(job).result()
-        self._submit(job)
-        return []
+    def _background_save(self, req: SaveRequest, agent_role: str | None) -> list[MemoryRecord]:
+        try:
+            return self._run_save(req, agent_role, announce=True)
+        except Exception as exc:
+            _logger.error("background memory save failed: %s: %s", type(exc).__name__, exc)
+            raise
+
+    def _save(self, req: SaveRequest, *, wait: bool, agent_role: str | None = None) -> list[MemoryRecord]:
+        if not wait:
+            self._submit(self._background_save, req, agent_role)
+            return []
+        if self._in_own_save_thread():
+            return self._run_save(req, agent_role, announce=True)
+        label = req.contents[0] if len(req.contents) == 1 else f"{len(req.contents)} memories"
+        meta = dict(req.metadata or {})
+        if agent_role:
+            meta.setdefault("agent_role", agent_role)
+        self._emit(MemorySaveStartedEvent(value=label, metadata=meta or None))
+        future = self._submit(lambda: self._run_save(req, agent_role, announce=False))
+        return future.result()
 
     def remember(
         self,
@@ -261,6 +271,46 @@ class Memory(BaseModel):
 
     def _in_own_save_thread(self) -> bool:
         return getattr(_SAVING, "owner", None) == id(self)
+
+    def extract_and_remember(
+        self,
+        content: str,
+        scope: str | None = None,
+        categories: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        source: str | None = None,
+        private: bool = False,
+        agent_role: str | None = None,
+        root_scope: str | None = None,
+    ) -> Future[list[str]]:
+        """Queue "extract facts from ``content``, then save them" and return at once.
+
+        The future gives the facts. The job is queued like ``remember_many``, so
+        any recall made after this call waits for it (read barrier): a crew's
+        save node uses this to stay off the critical path without racing the
+        next task's recall. Save errors become ``MemorySaveFailedEvent`` and a
+        log line; the future still gives the facts.
+        """
+        if self.read_only or not content.strip():
+            done: Future[list[str]] = Future()
+            done.set_result([])
+            return done
+        root = self._abs(root_scope) if root_scope is not None else self.root_scope
+
+        def job() -> list[str]:
+            from crewgraph._internal.sync import run_sync
+
+            facts = run_sync(self._analyst.extract_memories(content))
+            if facts:
+                req = SaveRequest(facts, scope, root, categories, metadata, importance, source, private)
+                try:
+                    self._background_save(req, agent_role)
+                except Exception:
+                    pass  # already reported by _background_save (event + log)
+            return facts
+
+        return self._submit(job)
 
     def drain_writes(self, timeout: float | None = None) -> None:
         """Wait until every queued save has finished (failures are logged, not raised)."""
@@ -403,42 +453,6 @@ class Memory(BaseModel):
         updated = existing.model_copy(update=changes)
         self.storage_backend.update(updated)
         return updated
-
-    # -- exploration ----------------------------------------------------------------
-    def tree(self, path: str | None = None, max_depth: int = 3) -> str:
-        """The scope tree below ``path`` with record counts (each count includes subscopes)."""
-        self.drain_writes()
-        root = self._abs(path)
-        counts = self.storage_backend.scope_counts(root)
-        base = scope_depth(root)
-        lines = [f"{root} ({counts.get(root, 0)} records)"]
-        for scope in sorted(s for s in counts if s != root):
-            depth = scope_depth(scope) - base
-            if depth <= max_depth:
-                lines.append(f"{'  ' * depth}{scope} ({counts[scope]} records)")
-        return "\n".join(lines)
-
-    def info(self, path: str | None = None) -> ScopeInfo:
-        """Counts, categories, oldest/newest record and child scopes of ``path``."""
-        self.drain_writes()
-        return self.storage_backend.get_scope_info(self._abs(path))
-
-    def list_scopes(self, path: str | None = None) -> list[str]:
-        """Immediate child scopes of ``path`` (default: the root)."""
-        self.drain_writes()
-        return self.storage_backend.list_scopes(self._abs(path))
-
-    def list_categories(self, path: str | None = None) -> dict[str, int]:
-        """Category -> record count within ``path``."""
-        self.drain_writes()
-        target = self._abs(path)
-        return self.storage_backend.list_categories(None if target == "/" else target)
-
-    def list_records(self, scope: str | None = None, limit: int = 200, offset: int = 0) -> list[MemoryRecord]:
-        """Records in ``scope`` (and below), newest first."""
-        self.drain_writes()
-        target = self._abs(scope)
-        return self.storage_backend.list_records(None if target == "/" else target, limit=limit, offset=offset)
 
     # -- views ----------------------------------------------------------------------
     def scope(self, path: str) -> MemoryScope:

@@ -8,6 +8,7 @@ refused by :func:`~crewgraph.memory.scopes.normalize_scope`).
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from datetime import datetime
 from typing import Any, Literal
 
@@ -41,6 +42,11 @@ class MemoryScope:
     def remember_many(self, contents: list[str], scope: str | None = None, **kwargs: Any) -> list[MemoryRecord]:
         kwargs.pop("root_scope", None)
         return self.memory.remember_many(contents, scope=scope, root_scope=self.root_path, **kwargs)
+
+    def extract_and_remember(self, content: str, scope: str | None = None, **kwargs: Any) -> Future[list[str]]:
+        """Queue fact extraction + save under this scope (see :meth:`Memory.extract_and_remember`)."""
+        kwargs.pop("root_scope", None)
+        return self.memory.extract_and_remember(content, scope=scope, root_scope=self.root_path, **kwargs)
 
     def recall(
         self,
@@ -140,6 +146,11 @@ class MemorySlice:
         target = self._writable_scope(scope)
         kwargs.pop("root_scope", None)
         return self.memory.remember_many(contents, scope=target, **kwargs)
+
+    def extract_and_remember(self, content: str, scope: str | None = None, **kwargs: Any) -> Future[list[str]]:
+        target = self._writable_scope(scope)
+        kwargs.pop("root_scope", None)
+        return self.memory.extract_and_remember(content, scope=target, **kwargs)
 
     def recall(
         self,

@@ -1,9 +1,10 @@
 """``memory_save`` node: after a task, store the facts its output contains.
 
 The output text is split into atomic facts by the memory's LLM (the whole
-text is kept as one memory if that fails) and queued with ``remember_many``:
-the save runs in the memory's background thread, so the next task starts at
-once, and any later recall waits for it (the read barrier).
+text is kept as one memory if that fails) and saved, both in the memory's
+background save thread (``Memory.extract_and_remember``). The job is queued
+before the node first yields, so the next task's recall, even if the
+scheduler starts it at the same moment, waits for it (the read barrier).
 """
 
 from __future__ import annotations
@@ -45,15 +46,21 @@ class MemorySaveNode(Node):
         text = _raw_text(ctx.upstream.get(self.source_node)).strip()
         if memory is None or not text or getattr(memory, "read_only", False):
             return NodeResult(output=[], info={"facts": 0})
-        facts: list[str] = await asyncio.to_thread(memory.extract_memories, text)
         kwargs: dict[str, Any] = {"agent_role": self.agent_role or None}
         if self.agent_role:
             kwargs["source"] = f"agent:{self.agent_role}"
         scopes = getattr(memory, "scopes", None)
         if scopes:  # a read-write MemorySlice needs an explicit scope
             kwargs["scope"] = scopes[0]
-        if facts:
-            await asyncio.to_thread(memory.remember_many, facts, **kwargs)
+        queue = getattr(memory, "extract_and_remember", None)
+        if queue is not None:
+            # Queued before the first await: a recall that starts after this node
+            # (the next task's) drains it, so it sees these facts (read barrier).
+            facts: list[str] = await asyncio.wrap_future(queue(text, **kwargs))
+        else:  # a duck-typed memory with the plain API
+            facts = await asyncio.to_thread(memory.extract_memories, text)
+            if facts:
+                await asyncio.to_thread(memory.remember_many, facts, **kwargs)
         return NodeResult(output=facts, info={"facts": len(facts)})
 
     def describe(self) -> dict[str, Any]:

@@ -199,3 +199,17 @@ def test_consolidation_limit_caps_the_candidates(make_memory: MakeMemory) -> Non
     llm.add(ConsolidationPlan(insert_new=True))
     m.remember("user database choice four", **explicit(), source="same")
     assert llm.last_request is not None and llm.last_request.prompt.count("id=") == 2
+
+
+def test_extract_and_remember_is_queued_behind_the_read_barrier(make_memory: MakeMemory) -> None:
+    llm = FakeLLM([ExtractedMemories(memories=["Budget is 50k", "Sarah leads"])], latency=0.2)
+    m = make_memory(llm=llm)
+    future = m.extract_and_remember("Budget 50k; Sarah leads.", scope="/notes", categories=[], importance=0.5)
+    assert not future.done()
+    assert {x.record.content for x in m.recall("budget Sarah", depth="shallow")} == {"Budget is 50k", "Sarah leads"}
+    assert future.result() == ["Budget is 50k", "Sarah leads"]
+    assert all(r.scope == "/notes" for r in m.list_records())
+    scoped = m.scope("/agent/a").extract_and_remember("  ")
+    assert scoped.result() == []
+    with pytest.raises(PermissionError):
+        m.slice(["/x"]).extract_and_remember("text")

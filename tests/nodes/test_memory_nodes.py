@@ -128,3 +128,23 @@ def test_node_contract() -> None:
     assert recall.describe()["kind"] == "memory_recall" and save.describe()["source"] == "a"
     with pytest.raises(AttributeError):
         recall.limit = 3  # type: ignore[misc]
+
+
+def test_next_tasks_recall_started_at_the_same_moment_sees_the_saved_facts(tmp_path: Path) -> None:
+    llm = FakeLLM([ExtractedMemories(memories=["The release train leaves on Thursdays"])], latency=0.3)
+    memory = Memory(storage=str(tmp_path / "m"), embedder=_embed, llm=llm)
+    try:
+        save = MemorySaveNode(id="t1.save", task_name="t1", agent_role="PM", source_node="t1.agent")
+        recall = MemoryRecallNode(id="t2.recall", task_name="t2", query="When does the release train leave?")
+        upstream = {"t1.agent": TaskOutput(description="d", raw="We ship with the Thursday release train.")}
+
+        async def both() -> list[Any]:
+            return await asyncio.gather(
+                save.run(NodeContext(memory=memory, upstream=upstream)), recall.run(NodeContext(memory=memory))
+            )
+
+        saved, recalled = asyncio.run(both())
+        assert saved.output == ["The release train leaves on Thursdays"]
+        assert recalled.output == "- The release train leaves on Thursdays"
+    finally:
+        memory.close()
