@@ -8,6 +8,9 @@
 - ``"http(s)://..."``: that Qdrant server (key from ``CREWGRAPH_QDRANT_API_KEY``);
 - ``":memory:"``: qdrant-client's in-process engine (nothing persists);
 - any other string or path: the embedded store in that directory.
+
+A backend written for CrewAI's smaller protocol is wrapped by
+:func:`~crewgraph.memory.storage.compat.adapt_backend`.
 """
 
 from __future__ import annotations
@@ -60,7 +63,9 @@ def resolve_storage(storage: Any) -> StorageBackend:
             return QdrantServerStorage(client=QdrantClient(":memory:"))
         return _edge(text)
     if isinstance(storage, StorageBackend) or callable(getattr(storage, "search", None)):
-        return storage
+        from crewgraph.memory.storage.compat import adapt_backend
+
+        return adapt_backend(storage)
     raise TypeError(
         "storage must be a path, a Qdrant URL, ':memory:', 'qdrant-edge' or a StorageBackend, "
         f"got {type(storage).__name__}"
