@@ -116,3 +116,12 @@ def test_memory_with_an_openai_compatible_embedder(openai_server: OpenAICompatSe
         assert m.recall("hello from a remote embedder", depth="shallow")[0].score > 0.8
     finally:
         m.close()
+
+
+def test_matches_the_sentence_transformers_reference(minilm: MiniLMEmbedder) -> None:
+    # sentence-transformers' published similarities for all-MiniLM-L6-v2 (float32):
+    # 0.6660, 0.1046, 0.1411. The int8 model with our pooling lands within 0.01.
+    a, b, c = minilm(["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."])
+    assert _cos(a, b) == pytest.approx(0.6660, abs=0.01)
+    assert _cos(a, c) == pytest.approx(0.1046, abs=0.01)
+    assert _cos(b, c) == pytest.approx(0.1411, abs=0.01)
