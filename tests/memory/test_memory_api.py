@@ -335,3 +335,11 @@ def test_event_handlers_may_call_back_into_the_memory(make_memory: MakeMemory) -
         m.drain_writes()
     assert seen == [1]
     assert {r.content for r in m.list_records()} == {"callback fact", "written from a handler"}
+
+
+def test_a_closed_memory_reopens_on_use(make_memory: MakeMemory) -> None:
+    m = make_memory()
+    m.remember("before close", **explicit())
+    m.close()
+    m.remember("after close", **explicit())
+    assert {r.content for r in m.list_records()} == {"before close", "after close"}

@@ -191,3 +191,31 @@ def test_in_memory_qdrant_client_storage() -> None:
     m.remember("kept in RAM only", **explicit(scope="/ram"))
     assert [x.record.scope for x in m.recall("kept in RAM", depth="shallow")] == ["/ram"]
     m.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_does_not_use_the_parents_shard(store_dir: Path) -> None:
+    import multiprocessing
+
+    m = Memory(storage=str(store_dir / "store"), embedder=WordHashEmbedder(), llm=None)
+    m.remember("parent fact", **explicit())
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+
+    def child() -> None:
+        try:
+            m.recall("parent fact", depth="shallow")
+            queue.put("opened")
+        except StorageLockedError:
+            queue.put("locked")
+
+    from crewgraph.memory.storage.qdrant_edge import QdrantEdgeStorage
+
+    assert isinstance(m.storage_backend, QdrantEdgeStorage)
+    m.storage_backend.lock_timeout = 0.1
+    proc = ctx.Process(target=child)
+    proc.start()
+    proc.join(30)
+    assert queue.get(timeout=5) == "locked"
+    assert m.recall("parent fact", depth="shallow")[0].record.content == "parent fact"
+    m.close()

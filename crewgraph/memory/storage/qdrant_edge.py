@@ -202,6 +202,18 @@ def _release(shared: _SharedShard) -> None:
         shared.close()
 
 
+def _forget_in_child() -> None:
+    # A forked child must not use (or close) the parent's open shards: it starts with
+    # an empty registry and gets StorageLockedError if it opens a path the parent holds.
+    global _REGISTRY_LOCK
+    _REGISTRY.clear()
+    _REGISTRY_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 @atexit.register
 def _close_all() -> None:  # flush every open shard when the interpreter exits
     with _REGISTRY_LOCK:
@@ -241,12 +253,15 @@ class QdrantEdgeStorage(QdrantStorageBase):
         self.lock_timeout = lock_timeout
         self._where = str(self.path)
         self._shared: _SharedShard | None = None
+        self._pid = os.getpid()
         self._own_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStorage(path={str(self.path)!r})"
 
     def _handle(self) -> _SharedShard:
+        if self._pid != os.getpid():  # forked: the parent's shard is not ours to use
+            self._shared, self._pid, self._own_lock = None, os.getpid(), threading.Lock()
         shared = self._shared
         if shared is None:
             with self._own_lock:
