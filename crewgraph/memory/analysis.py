@@ -15,7 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crewgraph.memory.types import MemoryRecord
 
@@ -51,11 +51,25 @@ class MemoryAnalysis(BaseModel):
     importance: float = Field(default=0.5, ge=0.0, le=1.0, description="0 trivial .. 1 critical.")
     extracted_metadata: ExtractedMetadata = Field(default_factory=ExtractedMetadata)
 
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _scale(cls, value: Any) -> Any:
+        # Models sometimes answer on a 1-10 or 0-100 scale; keep the answer rather than fail.
+        if isinstance(value, int | float) and value > 1:
+            return min(float(value) / (10.0 if value <= 10 else 100.0), 1.0)
+        return value
+
 
 class ConsolidationAction(BaseModel):
     model_config = ConfigDict(extra="forbid")
     action: Literal["keep", "update", "delete"]
     record_id: str
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _synonyms(cls, value: Any) -> Any:
+        text = str(value).strip().lower()
+        return {"merge": "update", "replace": "update", "remove": "delete", "drop": "delete"}.get(text, text)
     new_content: str | None = Field(default=None, description="Merged text; required for 'update'.")
     reason: str = ""
 
@@ -79,6 +93,12 @@ class QueryAnalysis(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     suggested_scopes: list[str] = Field(default_factory=list, description="Subset of the available scopes.")
     complexity: Literal["simple", "complex"] = "simple"
+
+    @field_validator("complexity", mode="before")
+    @classmethod
+    def _complexity(cls, value: Any) -> Any:
+        return "complex" if str(value).strip().lower() in {"complex", "hard", "high", "multi-hop"} else "simple"
+
     recall_queries: list[str] = Field(default_factory=list, description="1-3 short search phrases.")
     time_filter: str | None = Field(default=None, description="ISO date of the earliest relevant record, or null.")
 

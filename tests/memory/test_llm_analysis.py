@@ -213,3 +213,13 @@ def test_extract_and_remember_is_queued_behind_the_read_barrier(make_memory: Mak
     assert scoped.result() == []
     with pytest.raises(PermissionError):
         m.slice(["/x"]).extract_and_remember("text")
+
+
+def test_lenient_parsing_of_model_answers() -> None:
+    from crewgraph.memory.analysis import QueryAnalysis
+
+    assert MemoryAnalysis(suggested_scope="/", importance=8).importance == 0.8
+    assert MemoryAnalysis(suggested_scope="/", importance=75).importance == 0.75
+    assert ConsolidationAction(action="Merge", record_id="x").action == "update"
+    assert QueryAnalysis(complexity="moderate").complexity == "simple"
+    assert QueryAnalysis(complexity="Complex").complexity == "complex"
