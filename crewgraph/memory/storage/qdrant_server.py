@@ -111,10 +111,15 @@ class QdrantServerStorage(QdrantStorageBase):
         }
         with self._lock:
             if not self.client.collection_exists(self.collection):
-                self.client.create_collection(
-                    self.collection,
-                    vectors_config={VECTOR_NAME: models.VectorParams(size=size, distance=models.Distance.COSINE)},
-                )
+                try:
+                    self.client.create_collection(
+                        self.collection,
+                        vectors_config={VECTOR_NAME: models.VectorParams(size=size, distance=models.Distance.COSINE)},
+                    )
+                except Exception:
+                    # Another process may have created it a moment ago; anything else is real.
+                    if not self.client.collection_exists(self.collection):
+                        raise
                 with warnings.catch_warnings():  # qdrant-client's local mode warns indexes are no-ops
                     warnings.simplefilter("ignore", UserWarning)
                     for name, kind in INDEXES.items():
