@@ -195,27 +195,30 @@ def test_in_memory_qdrant_client_storage() -> None:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_does_not_use_the_parents_shard(store_dir: Path) -> None:
-    import multiprocessing
-
-    m = Memory(storage=str(store_dir / "store"), embedder=WordHashEmbedder(), llm=None)
-    m.remember("parent fact", **explicit())
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-
-    def child() -> None:
-        try:
-            m.recall("parent fact", depth="shallow")
-            queue.put("opened")
-        except StorageLockedError:
-            queue.put("locked")
-
-    from crewgraph.memory.storage.qdrant_edge import QdrantEdgeStorage
-
-    assert isinstance(m.storage_backend, QdrantEdgeStorage)
-    m.storage_backend.lock_timeout = 0.1
-    proc = ctx.Process(target=child)
-    proc.start()
-    proc.join(30)
-    assert queue.get(timeout=5) == "locked"
-    assert m.recall("parent fact", depth="shallow")[0].record.content == "parent fact"
-    m.close()
+    # Run in a fresh interpreter: forking this (multi-threaded) test process could inherit
+    # locks held by unrelated threads.
+    out = _python(
+        f"""
+        import os
+        from memory_helpers import WordHashEmbedder
+        from crewgraph.memory import Memory, StorageLockedError
+        m = Memory(storage={str(store_dir / "store")!r}, embedder=WordHashEmbedder(), llm=None)
+        m.remember("parent fact", scope="/", categories=[], importance=0.5)
+        m.storage_backend.lock_timeout = 0.1
+        pid = os.fork()
+        if pid == 0:
+            try:
+                m.recall("parent fact", depth="shallow")
+                code = 3
+            except StorageLockedError:
+                code = 0
+            except BaseException:
+                code = 4
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+        print("parent", m.recall("parent fact", depth="shallow")[0].record.content)
+        m.close()
+        """
+    )
+    assert out.stdout.split("\n")[:2] == ["child 0", "parent parent fact"]
