@@ -82,7 +82,11 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
                 graph.add_edge(plans[ctx_task.id].final, plan.agent, kind="context", implicit=explicit is None)
         if plan.first != plan.agent:
             for pred in order_preds:
-                graph.add_edge(plans[pred.id].final, plan.first, kind="order")
+                # Recall after the previous task's memory save has queued its facts (recall is
+                # a read barrier), so the next task sees what the last one learned.
+                saved = f"{plans[pred.id].key}.save"
+                src = saved if saved in graph else plans[pred.id].final
+                graph.add_edge(src, plan.first, kind="memory" if src == saved else "order")
         if sequential:
             if task.async_execution:
                 pending_async.append(task)

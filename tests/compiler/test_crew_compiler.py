@@ -165,3 +165,20 @@ def test_missing_placeholders_in_agent_fields_are_named() -> None:
     crew = Crew(agents=[a], tasks=[Task(name="t", description="d", expected_output="x", agent=a)])
     with pytest.raises(CompileError, match=r"task 't' uses \{field\}"):
         crew.compile({})
+
+
+def test_memory_nodes_wrap_each_task_and_chain_save_to_next_recall() -> None:
+    from crewgraph import Memory
+    from crewgraph.testing import FakeEmbedder
+
+    memory = Memory(storage=":memory:", embedder=FakeEmbedder())
+    a = Agent(role="R", goal="g")
+    t1 = Task(name="one", description="1", expected_output="x", agent=a)
+    t2 = Task(name="two", description="2", expected_output="x", agent=a)
+    g = Crew(agents=[a], tasks=[t1, t2], memory=memory).compile().graph
+    assert kinds(g)["t1_one.recall"] == "memory_recall" and kinds(g)["t1_one.save"] == "memory_save"
+    edges = {(u, v): k for u, v, k in g.edges(data="kind")}
+    assert edges[("t1_one.recall", "t1_one.agent")] == "memory"
+    assert edges[("t1_one.agent", "t1_one.save")] == "memory"
+    assert edges[("t1_one.save", "t2_two.recall")] == "memory"
+    assert edges[("t1_one.agent", "t2_two.agent")] == "context"
