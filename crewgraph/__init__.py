@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from crewgraph.memory import Memory, MemoryScope, MemorySlice
     from crewgraph.outputs import CrewOutput, TaskOutput, UsageMetrics
     from crewgraph.spec import Agent, Process, Task
+    from crewgraph.streaming import CrewStreamingOutput, StreamChunk, StreamChunkType
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "Crew": "crewgraph.crew",
     "CrewGraphError": "crewgraph.errors",
     "CrewOutput": "crewgraph.outputs",
+    "CrewStreamingOutput": "crewgraph.streaming",
     "ExecutionGraph": "crewgraph.graph",
     "Flow": "crewgraph.flow",
     "GuardrailError": "crewgraph.errors",
@@ -46,6 +48,8 @@ _EXPORTS: dict[str, str] = {
     "MemoryScope": "crewgraph.memory",
     "MemorySlice": "crewgraph.memory",
     "Process": "crewgraph.spec",
+    "StreamChunk": "crewgraph.streaming",
+    "StreamChunkType": "crewgraph.streaming",
     "Task": "crewgraph.spec",
     "TaskOutput": "crewgraph.outputs",
     "ToolExecutionFailedError": "crewgraph.errors",
@@ -61,6 +65,7 @@ __all__ = [
     "Crew",
     "CrewGraphError",
     "CrewOutput",
+    "CrewStreamingOutput",
     "ExecutionGraph",
     "Flow",
     "GuardrailError",
@@ -69,6 +74,8 @@ __all__ = [
     "MemoryScope",
     "MemorySlice",
     "Process",
+    "StreamChunk",
+    "StreamChunkType",
     "Task",
     "TaskOutput",
     "ToolExecutionFailedError",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.run_context import current_run_id
@@ -28,11 +29,20 @@ from crewgraph.outputs import CrewOutput, TaskOutput
 if TYPE_CHECKING:
     from crewgraph.crew import Crew
     from crewgraph.spec.task import Task
+    from crewgraph.streaming import StreamChunk
 
 __all__ = ["kickoff_crew"]
 
 
-async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkpoint: Any = None) -> CrewOutput:
+async def kickoff_crew(
+    crew: Crew,
+    inputs: dict[str, Any] | None,
+    *,
+    from_checkpoint: Any = None,
+    on_chunk: Callable[[StreamChunk], None] | None = None,
+) -> CrewOutput:
+    """Run ``crew`` once. With ``on_chunk`` (a streaming kickoff), agent steps stream their model
+    calls and every delta reaches ``on_chunk`` as a labelled ``StreamChunk``."""
     from crewgraph.runtime import Scheduler
 
     inputs = dict(inputs or {})
@@ -52,6 +62,10 @@ async def kickoff_crew(crew: Crew, inputs: dict[str, Any] | None, *, from_checkp
     graph, default_llm, _tape = apply_cassette(graph, crew.llm, crew.cassette)  # record/replay, if on
     tasks_by_final = {p["final"]: (p, crew.tasks[p["index"]]) for p in graph.meta["tasks"]}
     state = _run_state(crew)
+    if on_chunk is not None:
+        from crewgraph.streaming.chunks import chunk_sink
+
+        state.stream = chunk_sink(crew, graph, inputs, on_chunk)
     memory = crew.get_memory()
     listener = _console(crew, run_id)
     start = time.perf_counter()

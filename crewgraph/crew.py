@@ -31,6 +31,7 @@ from crewgraph.spec.task import Task
 
 if TYPE_CHECKING:
     from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.streaming import CrewStreamingOutput
 
 __all__ = ["Crew"]
 
@@ -56,7 +57,9 @@ class Crew(BaseModel):
     cache: bool = True
     max_rpm: int | None = Field(default=None, ge=1)
     max_concurrency: int = Field(default=8, ge=1)
-    stream: bool = False
+    stream: bool = Field(
+        default=False, description="kickoff returns a CrewStreamingOutput of chunks as the agents work"
+    )
     step_callback: Callable[..., Any] | None = None
     task_callback: Callable[..., Any] | None = None
     before_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
@@ -116,27 +119,66 @@ class Crew(BaseModel):
         return self.compile().render(path, format=format)
 
     # ------------------------------------------------------------------ run
-    def kickoff(self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None) -> CrewOutput:
-        """Run the crew and return its output. Blocks; see :meth:`kickoff_async`."""
-        from crewgraph._internal.sync import run_sync
+    def kickoff(
+        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None
+    ) -> CrewOutput | CrewStreamingOutput:
+        """Run the crew and return its output. Blocks; see :meth:`kickoff_async`.
 
-        return run_sync(self.kickoff_async(inputs, from_checkpoint=from_checkpoint))
+        With ``stream=True`` it returns a :class:`~crewgraph.streaming.CrewStreamingOutput`
+        at once: iterating it runs the crew and yields chunks; then read ``.result``.
+        """
+        if self.stream:
+            from crewgraph.streaming.output import stream_kickoff
 
-    async def kickoff_async(self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None) -> CrewOutput:
-        """Run the crew on the current event loop."""
+            return stream_kickoff(self, [inputs], from_checkpoint=from_checkpoint, on_loop=False)
+        return self._run_sync(inputs, from_checkpoint)
+
+    async def kickoff_async(
+        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None
+    ) -> CrewOutput | CrewStreamingOutput:
+        """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``)."""
+        if self.stream:
+            from crewgraph.streaming.output import stream_kickoff
+
+            return stream_kickoff(self, [inputs], from_checkpoint=from_checkpoint, on_loop=True)
         from crewgraph._crew_run import kickoff_crew
 
         return await kickoff_crew(self, inputs, from_checkpoint=from_checkpoint)
 
-    def kickoff_for_each(self, inputs: list[dict[str, Any]]) -> list[CrewOutput]:
-        """Run the crew once per inputs dict, one after the other."""
-        return [self.kickoff(i) for i in inputs]
+    def kickoff_for_each(self, inputs: list[dict[str, Any]]) -> list[CrewOutput] | list[CrewStreamingOutput]:
+        """Run the crew once per inputs dict, one after the other.
 
-    async def kickoff_for_each_async(self, inputs: list[dict[str, Any]]) -> list[CrewOutput]:
-        """Run the crew once per inputs dict, concurrently."""
+        With ``stream=True``: one stream per inputs dict; each run starts when its stream is iterated.
+        """
+        if self.stream:
+            from crewgraph.streaming.output import stream_kickoff
+
+            return [stream_kickoff(self, [i], on_loop=False) for i in inputs]
+        return [self._run_sync(i, None) for i in inputs]
+
+    async def kickoff_for_each_async(
+        self, inputs: list[dict[str, Any]]
+    ) -> list[CrewOutput] | CrewStreamingOutput:
+        """Run the crew once per inputs dict, concurrently.
+
+        With ``stream=True``: one stream merging the chunks of every run as they arrive
+        (``chunk.run_id`` tells them apart); ``.results`` then holds the outputs in input order.
+        """
         import asyncio
 
-        return list(await asyncio.gather(*(self.kickoff_async(i) for i in inputs)))
+        if self.stream:
+            from crewgraph.streaming.output import stream_kickoff
+
+            return stream_kickoff(self, list(inputs), on_loop=True)
+        from crewgraph._crew_run import kickoff_crew
+
+        return list(await asyncio.gather(*(kickoff_crew(self, i) for i in inputs)))
+
+    def _run_sync(self, inputs: dict[str, Any] | None, from_checkpoint: Any) -> CrewOutput:
+        from crewgraph._crew_run import kickoff_crew
+        from crewgraph._internal.sync import run_sync
+
+        return run_sync(kickoff_crew(self, inputs, from_checkpoint=from_checkpoint))
 
     # ------------------------------------------------------------------ checkpoints
     @classmethod

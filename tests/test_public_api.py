@@ -13,8 +13,9 @@ import crewgraph
 
 EXPECTED = [
     "LLM", "Agent", "BaseLLM", "CheckpointConfig", "CompileError", "Crew", "CrewGraphError", "CrewOutput",
-    "ExecutionGraph", "Flow", "GuardrailError", "LLMError", "Memory", "MemoryScope", "MemorySlice", "Process",
-    "Task", "TaskOutput", "ToolExecutionFailedError", "UsageMetrics",
+    "CrewStreamingOutput", "ExecutionGraph", "Flow", "GuardrailError", "LLMError", "Memory", "MemoryScope",
+    "MemorySlice", "Process", "StreamChunk", "StreamChunkType", "Task", "TaskOutput", "ToolExecutionFailedError",
+    "UsageMetrics",
 ]
 
 
@@ -55,7 +56,7 @@ def test_seed_import_paths_exist(module: str, names: list[str]) -> None:
     "package",
     ["crewgraph.events", "crewgraph.graph", "crewgraph.llm", "crewgraph.tools", "crewgraph.spec",
      "crewgraph.runtime", "crewgraph.compiler", "crewgraph.testing", "crewgraph.nodes", "crewgraph.checkpoint",
-     "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit"],
+     "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit", "crewgraph.streaming"],
 )
 def test_each_package_has_a_sorted_all(package: str) -> None:
     mod = importlib.import_module(package)
@@ -72,7 +73,7 @@ HEAVY = ["networkx", "openai", "instructor", "httpx", "qdrant_client", "qdrant_e
 def test_import_crewgraph_loads_no_heavy_library() -> None:
     code = (
         "import sys, json\n"
-        "from crewgraph import Agent, Task, Crew, Process, LLM, Memory, Flow\n"
+        "from crewgraph import Agent, Task, Crew, Process, LLM, Memory, Flow, CrewStreamingOutput\n"
         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

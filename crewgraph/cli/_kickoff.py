@@ -89,6 +89,7 @@ def run_target(
                 result = target.obj.kickoff(inputs=inputs, from_checkpoint=from_checkpoint)
             else:
                 result = target.obj.kickoff(inputs=inputs)
+            result = _drain_stream(result)
     except Exception as exc:
         run_id = getattr(exc, "run_id", None)
         if run_id and getattr(target.obj, "checkpoint", None):
@@ -100,6 +101,17 @@ def run_target(
     if not quiet:
         _summary(console, target, result, time.perf_counter() - start)
     return result
+
+
+def _drain_stream(result: Any) -> Any:
+    """A ``stream=True`` crew returns a stream: run it to the end (progress shows the nodes)."""
+    from crewgraph.streaming import CrewStreamingOutput
+
+    if not isinstance(result, CrewStreamingOutput):
+        return result
+    for _chunk in result:
+        pass
+    return result.result
 
 
 def _summary(console: Any, target: Target, result: Any, seconds: float) -> None:

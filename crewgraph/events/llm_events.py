@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel
 
 from crewgraph.events.base import BaseEvent
 
@@ -12,6 +14,7 @@ __all__ = [
     "LLMCallRetryEvent",
     "LLMCallStartedEvent",
     "LLMStreamChunkEvent",
+    "StreamedToolCall",
 ]
 
 
@@ -49,6 +52,28 @@ class LLMCallRetryEvent(BaseEvent):
     error: str
 
 
+class StreamedToolCall(BaseModel):
+    """A tool call as far as it has streamed: ``arguments`` is all the JSON text received so far."""
+
+    id: str | None = None
+    name: str = ""
+    arguments: str = ""
+    index: int = 0
+
+
 class LLMStreamChunkEvent(BaseEvent):
+    """One delta of a streamed model turn (published only by runs that stream).
+
+    ``chunk`` is the new text, or for a ``tool_call`` chunk the new fragment of
+    the call's arguments (``tool_call.arguments`` has everything so far).
+    ``task_name``/``agent_role`` say whose turn it is, so a listener needs no
+    lookup to label the text.
+    """
+
     event_type: ClassVar[str] = "llm_stream_chunk"
     chunk: str
+    chunk_type: Literal["text", "tool_call"] = "text"
+    tool_call: StreamedToolCall | None = None
+    model: str | None = None
+    task_name: str | None = None
+    agent_role: str | None = None

@@ -11,7 +11,7 @@ from crewgraph.llm.openai_llm import LLM
 from crewgraph.llm.rate_limit import RPMLimiter
 from crewgraph.llm.recording import RecordingLLM, ReplayLLM, cassette
 from crewgraph.llm.structured import StructuredMode, parse_model_output
-from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+from crewgraph.llm.types import LLMResponse, StreamDelta, ToolCall, ToolCallDelta, ToolSpec
 
 __all__ = [
     "LLM",
@@ -20,8 +20,10 @@ __all__ = [
     "RPMLimiter",
     "RecordingLLM",
     "ReplayLLM",
+    "StreamDelta",
     "StructuredMode",
     "ToolCall",
+    "ToolCallDelta",
     "ToolSpec",
     "as_llm",
     "cassette",

@@ -25,7 +25,7 @@ from crewgraph.errors import LLMError, LLMRateLimitError
 if TYPE_CHECKING:
     from tenacity import RetryCallState
 
-__all__ = ["RetrySettings", "call_with_retries", "parse_retry_after"]
+__all__ = ["RetrySettings", "call_with_retries", "parse_retry_after", "stream_broken"]
 
 T = TypeVar("T")
 _log = logging.getLogger("crewgraph.llm")
@@ -242,3 +242,20 @@ def _emit_retry(emit: Callable[[Any], None], *, model: str, attempt: int, wait: 
         emit(LLMCallRetryEvent(model=model, attempt=attempt, wait_seconds=wait, error=error))
     except Exception:  # a broken listener must not turn a transient error into a failure
         _log.exception("emit(LLMCallRetryEvent) failed")
+
+
+def stream_broken(exc: BaseException, *, model: str, endpoint: str, deltas: int) -> LLMError:
+    """The error for a stream that failed after it started.
+
+    Not retried, here or by the node: the deltas already delivered cannot be
+    taken back, and a retry would show the consumer the same text twice.
+    """
+    import openai
+
+    failure = _classify(exc, endpoint=endpoint, no_retry=None) if isinstance(exc, openai.OpenAIError) else None
+    detail = failure.message if failure is not None else f"{type(exc).__name__}: {exc}"
+    return LLMError(
+        f"LLM {model!r} stream from {endpoint} broke after {deltas} deltas: {detail}",
+        status_code=failure.status_code if failure is not None else None,
+        retryable=False,
+    )

@@ -37,6 +37,12 @@ class BaseLLM(ABC):
         With ``response_model``, the reply's ``parsed`` holds a validated
         instance (or the call raises ``StructuredOutputError``). With
         ``tools``, the reply may carry ``tool_calls`` instead of text.
+
+        Streaming is optional and never changes the return value: a client that
+        can stream calls ``on_chunk`` (a :data:`~crewgraph.llm.types.OnChunk`)
+        with each :class:`~crewgraph.llm.types.StreamDelta` as it arrives and
+        still returns the whole reply. Clients that cannot stream ignore
+        ``on_chunk``; structured calls (``response_model``) do not stream.
         """
 
     def call(

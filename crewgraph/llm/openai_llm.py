@@ -17,7 +17,8 @@ from pydantic import BaseModel
 
 from crewgraph.errors import LLMError
 from crewgraph.llm._clients import LoopClients, preload
-from crewgraph.llm._retry import RetrySettings, call_with_retries
+from crewgraph.llm._retry import RetrySettings, call_with_retries, stream_broken
+from crewgraph.llm._stream import StreamAssembler
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.rate_limit import RPMLimiter
 from crewgraph.llm.structured import (
@@ -28,7 +29,7 @@ from crewgraph.llm.structured import (
     parse_model_output,
     usage_from_completion,
 )
-from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+from crewgraph.llm.types import LLMResponse, OnChunk, ToolCall, ToolSpec
 
 __all__ = ["LLM"]
 
@@ -42,6 +43,8 @@ _REQUEST_PARAMS = frozenset({
     "tool_choice", "parallel_tool_calls", "reasoning_effort", "user", "timeout",
 })
 _MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json")
+_CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream"})
+"""Keywords of ``acall`` that steer the call itself and are never sent as request parameters."""
 _MISSING_KEY = (
     "No API key for LLM {model!r}: set the OPENAI_API_KEY environment variable "
     "(or pass api_key=...), or point base_url=... (or OPENAI_BASE_URL) at a local "
@@ -195,7 +198,7 @@ class LLM(BaseLLM):
             params["max_tokens"] = self.max_tokens
         extra = dict(self.extra_body_params)
         for key, value in kwargs.items():
-            if key == "emit" or callable(value) or value is None:
+            if key in _CALL_OPTIONS or callable(value) or value is None:
                 continue
             if key in _REQUEST_PARAMS:
                 params[key] = value
@@ -219,11 +222,17 @@ class LLM(BaseLLM):
         With both ``tools`` and ``response_model`` the model may call tools; a
         text answer is then parsed with :func:`parse_model_output`.
         ``emit`` (a callable taking an event) receives ``LLMCallRetryEvent``s.
+        ``on_chunk`` (or ``stream=True``) streams the turn over SSE, calling
+        ``on_chunk`` with each :class:`~crewgraph.llm.types.StreamDelta`; the
+        whole reply is still returned. Calls with ``response_model`` never stream.
         """
         emit: Callable[[Any], None] | None = kwargs.get("emit")
+        on_chunk: OnChunk | None = kwargs.get("on_chunk")
         params = self._params(kwargs)
         if response_model is not None and not tools:
             return await self._structured(messages, response_model, params, emit)
+        if response_model is None and (on_chunk is not None or kwargs.get("stream")):
+            return await self._chat_stream(messages, tools, params, emit, on_chunk)
         response = await self._chat(messages, tools, params, emit)
         if response_model is not None and not response.tool_calls:
             response.parsed = parse_model_output(response.content, response_model)
@@ -237,19 +246,14 @@ class LLM(BaseLLM):
         emit: Callable[[Any], None] | None,
     ) -> LLMResponse:
         client = await self._client()
-        request: dict[str, Any] = {"model": self.model, "messages": messages, **params}
-        if tools:
-            request["tools"] = [spec.to_openai() for spec in tools]
+        request = self._chat_request(messages, tools, params)
 
         async def _attempt() -> Any:
             await self.rate_limiter.acquire()
             return await client.chat.completions.create(**request)
 
         def _no_retry(status: int | None, message: str) -> bool:
-            if tools and is_tools_rejection(status, message):
-                self._unsupported_modes.add("tools")
-                return True
-            return False
+            return self._refuses_tools(tools, status, message)
 
         completion = await call_with_retries(
             _attempt,
@@ -260,6 +264,93 @@ class LLM(BaseLLM):
             no_retry=_no_retry,
         )
         return self._to_response(completion)
+
+    def _chat_request(
+        self, messages: list[dict[str, Any]], tools: list[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "messages": messages, **params}
+        if tools:
+            request["tools"] = [spec.to_openai() for spec in tools]
+        return request
+
+    def _refuses_tools(self, tools: list[ToolSpec] | None, status: int | None, message: str) -> bool:
+        """A tools rejection is final (and remembered): retrying the same request cannot help."""
+        if tools and is_tools_rejection(status, message):
+            self._unsupported_modes.add("tools")
+            return True
+        return False
+
+    async def _chat_stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolSpec] | None,
+        params: dict[str, Any],
+        emit: Callable[[Any], None] | None,
+        on_chunk: OnChunk | None,
+    ) -> LLMResponse:
+        """One turn over SSE: deltas go to ``on_chunk`` as they arrive, the whole reply is returned.
+
+        The request and the read of the first chunk run under the retry policy
+        (nothing has been delivered yet, so a retry is invisible); a failure
+        after that is final (see :func:`~crewgraph.llm._retry.stream_broken`). Usage comes from
+        ``stream_options.include_usage``; a server that rejects that option is
+        asked again without it, and remembered.
+        """
+        client = await self._client()
+        request = self._chat_request(messages, tools, params)
+        request["stream"] = True
+        with_usage = _STREAM_USAGE not in self._unsupported_modes
+        if with_usage:
+            request["stream_options"] = {"include_usage": True}
+        refused_usage: list[str] = []
+
+        async def _attempt() -> tuple[Any, Any]:
+            await self.rate_limiter.acquire()
+            stream = await client.chat.completions.create(**request)
+            try:
+                return stream, await _first_chunk(stream)
+            except BaseException:
+                await stream.close()
+                raise
+
+        def _no_retry(status: int | None, message: str) -> bool:
+            if with_usage and _refuses_stream_options(status, message):
+                refused_usage.append(message)
+                return True
+            return self._refuses_tools(tools, status, message)
+
+        try:
+            stream, first = await call_with_retries(
+                _attempt,
+                settings=self.retry_settings,
+                model=self.model,
+                endpoint=self.endpoint,
+                emit=emit,
+                no_retry=_no_retry,
+            )
+        except LLMError:
+            if not refused_usage:
+                raise
+            _log.info("LLM %s: server rejected stream_options (%s); streaming without usage",
+                      self.model, refused_usage[-1])
+            self._unsupported_modes.add(_STREAM_USAGE)
+            return await self._chat_stream(messages, tools, params, emit, on_chunk)
+        assembler = StreamAssembler(self.model, self.endpoint, on_chunk)
+        try:
+            chunk = first
+            while chunk is not None:
+                assembler.feed(chunk)  # on_chunk's own errors propagate as they are
+                try:
+                    chunk = await stream.__anext__()
+                except StopAsyncIteration:
+                    chunk = None
+                except Exception as exc:
+                    raise stream_broken(
+                        exc, model=self.model, endpoint=self.endpoint, deltas=assembler.deltas
+                    ) from exc
+        finally:
+            await stream.close()
+        return assembler.response()
 
     def _to_response(self, completion: Any) -> LLMResponse:
         choices = getattr(completion, "choices", None) or []
@@ -370,4 +461,35 @@ class LLM(BaseLLM):
     def __repr__(self) -> str:
         base = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"LLM(model={self.requested_model!r}{base})"
+
+
+_STREAM_USAGE = "stream_usage"
+"""Key in ``_unsupported_modes`` once a server has rejected ``stream_options``."""
+
+
+def _refuses_stream_options(status: int | None, message: str) -> bool:
+    """The server does not know ``stream_options`` (older OpenAI-compatible servers say 400/422)."""
+    return status in (400, 422) and "stream_options" in message.lower()
+
+
+async def _first_chunk(stream: Any) -> Any:
+    """The stream's first chunk (None if it is empty), with transport errors as openai errors.
+
+    The SDK raises raw transport errors (a reset, a read timeout) while a
+    stream is read; turned into ``APIConnectionError``/``APITimeoutError`` they
+    are classified, and retried, like the same failure during the request.
+    """
+    import openai
+
+    try:
+        return await stream.__anext__()
+    except StopAsyncIteration:
+        return None
+    except openai.OpenAIError:
+        raise
+    except Exception as exc:
+        request = stream.response.request
+        if "timeout" in type(exc).__name__.lower():
+            raise openai.APITimeoutError(request=request) from exc
+        raise openai.APIConnectionError(message=f"{type(exc).__name__}: {exc}", request=request) from exc
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from crewgraph.outputs import UsageMetrics
 
-__all__ = ["LLMResponse", "ToolCall", "ToolSpec"]
+__all__ = ["LLMResponse", "OnChunk", "StreamDelta", "ToolCall", "ToolCallDelta", "ToolSpec"]
 
 
 class ToolSpec(BaseModel):
@@ -73,3 +74,29 @@ class LLMResponse(BaseModel):
         if self.tool_calls:
             msg["tool_calls"] = [tc.to_openai() for tc in self.tool_calls]
         return msg
+
+
+class ToolCallDelta(BaseModel):
+    """A piece of a tool call as it streams in.
+
+    Servers send a call's ``id`` and ``name`` once and its JSON ``arguments``
+    in fragments; the client fills ``id``/``name`` from what it has seen so
+    far, so every delta says which call it belongs to. ``arguments`` is only
+    the new fragment: joined in order per ``index`` they give the full text.
+    """
+
+    index: int = 0
+    id: str | None = None
+    name: str = ""
+    arguments: str = ""
+
+
+class StreamDelta(BaseModel):
+    """One increment of a streamed model turn: new ``text``, or a ``tool_call`` fragment."""
+
+    text: str = ""
+    tool_call: ToolCallDelta | None = None
+
+
+OnChunk: TypeAlias = Callable[[StreamDelta], None]
+"""What ``BaseLLM.acall(..., on_chunk=...)`` calls with each delta, in order, on the caller's loop."""

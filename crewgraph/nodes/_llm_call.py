@@ -1,4 +1,5 @@
-"""One LLM call as nodes make it: rate limits first, then events around the call."""
+"""One LLM call as nodes make it: rate limits first, then events around the call
+(and, in a streaming run, the call's deltas forwarded as they arrive)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from crewgraph.events.llm_events import (
 from crewgraph.graph.context import NodeContext
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.types import LLMResponse, ToolSpec
+from crewgraph.nodes._stream import ChunkForwarder
 
 __all__ = ["DEFAULT_MODEL", "call_llm", "resolve_llm"]
 
@@ -47,8 +49,14 @@ async def call_llm(
     tools: list[ToolSpec] | None = None,
     response_model: type[BaseModel] | None = None,
     rpm_keys: tuple[str, ...] = (),
+    stream: ChunkForwarder | None = None,
 ) -> LLMResponse:
-    """Wait for every rate limiter in ``rpm_keys``, then call the model with events."""
+    """Wait for every rate limiter in ``rpm_keys``, then call the model with events.
+
+    With ``stream`` (see :func:`crewgraph.nodes._stream.chunk_forwarder`) the
+    model is asked to stream and each delta is forwarded as it arrives;
+    structured calls are never streamed.
+    """
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
         if limiter is not None:
@@ -62,11 +70,15 @@ async def call_llm(
         )
     )
     start = time.perf_counter()
+    streaming = stream is not None and response_model is None
+    extra = {"on_chunk": stream} if streaming else {}
     try:
-        reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit)
+        reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit, **extra)
     except Exception as exc:
         ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
         raise
+    if streaming and stream is not None:
+        stream.finish(reply)
     ctx.emit(
         LLMCallCompletedEvent(
             model=llm.model,

@@ -23,6 +23,7 @@ from crewgraph.graph.policies import RetryPolicy
 from crewgraph.ids import slugify
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import MAX_ITER_MESSAGE, format_context, system_prompt, task_prompt
+from crewgraph.nodes._stream import chunk_forwarder
 from crewgraph.outputs import TaskOutput, UsageMetrics
 
 __all__ = ["AgentStepNode"]
@@ -87,7 +88,12 @@ class AgentStepNode(Node):
             loop.messages.append({"role": "user", "content": MAX_ITER_MESSAGE})
             loop.forced_final = True
             specs = None
-        reply = await call_llm(ctx, llm, loop.messages, tools=specs, rpm_keys=self.rpm_keys)
+        stream = None
+        if ctx.state.stream is not None:  # only a streaming run asks the model to stream
+            stream = chunk_forwarder(
+                ctx, model=llm.model, task_name=self.task_name, agent_role=interpolate(self.agent_role, ctx.inputs)
+            )
+        reply = await call_llm(ctx, llm, loop.messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
         self._callbacks(reply)

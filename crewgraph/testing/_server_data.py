@@ -29,7 +29,9 @@ class ServerReply:
     answer (client timeouts, latency benchmarks). ``usage`` overrides the
     estimated token counts (keys ``prompt_tokens``, ``completion_tokens``);
     ``cached_tokens`` is reported in
-    ``prompt_tokens_details``.
+    ``prompt_tokens_details``. For a ``"stream": true`` request the reply is
+    sent as SSE chunks, ``chunk_delay`` seconds apart; ``stream_break_after``
+    hangs up after that many chunks (a stream that breaks mid-way).
     """
 
     content: str | None = None
@@ -44,6 +46,8 @@ class ServerReply:
     drop_connection: bool = False
     finish_reason: str | None = None
     delay: float = 0.0
+    chunk_delay: float = 0.0
+    stream_break_after: int | None = None
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> ServerReply:

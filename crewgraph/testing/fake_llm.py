@@ -21,8 +21,9 @@ from pydantic import BaseModel
 
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.structured import parse_model_output
-from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+from crewgraph.llm.types import LLMResponse, OnChunk, StreamDelta, ToolCall, ToolCallDelta, ToolSpec
 from crewgraph.outputs import UsageMetrics
+from crewgraph.testing._pieces import argument_pieces, text_pieces
 
 __all__ = ["FakeLLM", "FakeLLMExhaustedError", "FakeReply", "FakeRequest", "FakeToolCall"]
 
@@ -41,12 +42,16 @@ class FakeToolCall:
 
 @dataclass
 class FakeRequest:
-    """One call the fake received: a copy of the messages, the tools and the response model."""
+    """One call the fake received: a copy of the messages, the tools and the response model.
+
+    ``stream`` is True when the caller asked for the reply as a stream.
+    """
 
     messages: list[dict[str, Any]]
     tools: list[ToolSpec]
     response_model: type[BaseModel] | None
     kwargs: dict[str, Any]
+    stream: bool = False
 
     @property
     def tool_names(self) -> list[str]:
@@ -97,6 +102,11 @@ class FakeLLM(BaseLLM):
     Usage is estimated as ~4 characters per token (at least 1) so token
     accounting is testable. ``latency`` seconds are awaited per call. Safe for
     concurrent tasks and threads.
+
+    Streaming (``on_chunk=...`` or ``stream=True``, without ``response_model``)
+    is served like a real server does: text word by word, each tool call as its
+    name and then argument fragments, with a yield to the event loop between
+    deltas, so consumers see genuine multi-chunk streams.
     """
 
     def __init__(
@@ -159,11 +169,13 @@ class FakeLLM(BaseLLM):
         response_model: type[BaseModel] | None = None,
         **kwargs: Any,
     ) -> LLMResponse:
+        on_chunk: OnChunk | None = kwargs.get("on_chunk")
         request = FakeRequest(
             messages=[dict(m) for m in messages],
             tools=list(tools or []),
             response_model=response_model,
-            kwargs={k: v for k, v in kwargs.items() if k != "emit"},
+            kwargs={k: v for k, v in kwargs.items() if k not in ("emit", "on_chunk", "stream")},
+            stream=response_model is None and (on_chunk is not None or bool(kwargs.get("stream"))),
         )
         with self._lock:
             self.calls.append(request)
@@ -181,7 +193,10 @@ class FakeLLM(BaseLLM):
             item = item(request)
             if inspect.isawaitable(item):
                 item = await item
-        return self._build(item, request)
+        response = self._build(item, request)
+        if request.stream and on_chunk is not None:
+            await _stream(response, on_chunk)
+        return response
 
     def _build(self, item: FakeReply, request: FakeRequest) -> LLMResponse:
         if isinstance(item, BaseException) or (
@@ -227,6 +242,18 @@ class FakeLLM(BaseLLM):
             self._tool_counter += 1
             number = self._tool_counter
         return ToolCall(id=call.id or f"call_{number}", name=call.name, arguments=call.arguments_json())
+
+
+async def _stream(response: LLMResponse, on_chunk: OnChunk) -> None:
+    """Deliver ``response`` as deltas, yielding to the loop between them as a network read would."""
+    for piece in text_pieces(response.content or ""):
+        on_chunk(StreamDelta(text=piece))
+        await asyncio.sleep(0)
+    for index, call in enumerate(response.tool_calls):
+        on_chunk(StreamDelta(tool_call=ToolCallDelta(index=index, id=call.id, name=call.name)))
+        for piece in argument_pieces(call.arguments):
+            on_chunk(StreamDelta(tool_call=ToolCallDelta(index=index, id=call.id, name=call.name, arguments=piece)))
+        await asyncio.sleep(0)
 
 
 def _as_tool_call(value: Any) -> FakeToolCall:

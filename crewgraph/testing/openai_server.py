@@ -22,6 +22,7 @@ import struct
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -32,6 +33,7 @@ from crewgraph.testing._server_data import (
     ServerReply,
     embedding_for,
 )
+from crewgraph.testing._server_stream import SSE_DONE, sse_frame, stream_chunks
 
 __all__ = ["OpenAICompatServer", "RecordedRequest", "ServerReply", "embedding_for"]
 
@@ -45,6 +47,10 @@ class OpenAICompatServer:
     ``supports_tools=False`` rejects requests carrying ``tools`` (400, without
     consuming the script), ``supports_json_schema=False`` does the same for
     ``response_format`` of type ``json_schema``; both exercise fallbacks.
+    Requests with ``"stream": true`` are answered with SSE ``data:`` lines
+    (text deltas, tool-call deltas, a usage chunk when ``stream_options``
+    asks for one, then ``[DONE]``); ``supports_stream_options=False`` rejects
+    ``stream_options`` with a 400, as older servers do.
     Use as a context manager, or call :meth:`start`/:meth:`stop`.
     """
 
@@ -54,12 +60,14 @@ class OpenAICompatServer:
         *,
         supports_tools: bool = True,
         supports_json_schema: bool = True,
+        supports_stream_options: bool = True,
         embedding_dim: int = 32,
         model: str = "crewgraph-test",
         default: ScriptItem | None = None,
     ) -> None:
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
+        self.supports_stream_options = supports_stream_options
         self.embedding_dim = embedding_dim
         self.model = model
         self.default = default
@@ -155,15 +163,16 @@ class OpenAICompatServer:
             item = item(body)
         return ServerReply.text(item) if isinstance(item, str) else item
 
-    def _chat(self, body: dict[str, Any], number: int) -> tuple[int, dict[str, str], Any] | None:
-        """Status, headers and payload for a chat request; None means drop the connection."""
+    def _chat(self, body: dict[str, Any], number: int) -> tuple[int, dict[str, str], Any] | _Stream | None:
+        """Status, headers and payload for a chat request, or the chunks to stream
+        (``"stream": true``); None means drop the connection."""
         if body.get("tools") and not self.supports_tools:
             return _error(400, "This model does not support tools (tool calling is disabled).")
         fmt = body.get("response_format") or {}
         if fmt.get("type") == "json_schema" and not self.supports_json_schema:
             return _error(400, "response_format of type json_schema is not supported.")
-        if body.get("stream"):
-            return _error(400, "OpenAICompatServer does not implement streaming.")
+        if body.get("stream_options") is not None and not self.supports_stream_options:
+            return _error(400, "Unrecognized request argument supplied: stream_options")
         reply = self._next_reply(body, number)
         if reply.delay > 0:
             time.sleep(reply.delay)
@@ -172,7 +181,12 @@ class OpenAICompatServer:
         if reply.status >= 400:
             status, headers, payload = _error(reply.status, reply.error_message, reply.error_body)
             return status, {**headers, **reply.headers}, payload
-        return 200, reply.headers, self._completion(body, reply, number)
+        completion = self._completion(body, reply, number)
+        if body.get("stream"):
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            chunks = stream_chunks(completion, include_usage=include_usage)
+            return _Stream(chunks, reply.headers, reply.chunk_delay, reply.stream_break_after)
+        return 200, reply.headers, completion
 
     def _completion(self, body: dict[str, Any], reply: ServerReply, number: int) -> dict[str, Any]:
         content, calls = reply.content, list(reply.calls)
@@ -239,6 +253,16 @@ class OpenAICompatServer:
         return 200, {}, {"object": "list", "data": [
             {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
         ]}
+
+
+@dataclass
+class _Stream:
+    """A streamed answer: the chunks, headers, pause between chunks, and where to hang up."""
+
+    chunks: list[dict[str, Any]]
+    headers: dict[str, str]
+    delay: float = 0.0
+    break_after: int | None = None
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -311,12 +335,38 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                 result = server._chat(body, number)
                 if result is None:
                     self.close_connection = True
-                    return
-                self._send(*result)
+                elif isinstance(result, _Stream):
+                    self._stream(result)
+                else:
+                    self._send(*result)
             elif path.endswith("/embeddings"):
                 self._send(*server._embeddings(body))
             else:
                 self._send(*_error(404, f"unknown path {self.path}"))
+
+        def _stream(self, answer: _Stream) -> None:
+            """SSE over chunked transfer encoding, flushed per chunk so clients see each one arrive."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            for key, value in answer.headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            for sent, chunk in enumerate(answer.chunks):
+                if answer.break_after is not None and sent >= answer.break_after:
+                    self.close_connection = True  # hang up mid-stream, without the last frame
+                    return
+                if sent and answer.delay > 0:
+                    time.sleep(answer.delay)
+                self._write_chunk(sse_frame(chunk))
+            self._write_chunk(SSE_DONE)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+        def _write_chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
         def _send(self, status: int, headers: dict[str, str], payload: Any) -> None:
             data = json.dumps(payload).encode()
