@@ -50,6 +50,20 @@ class _RagBase(BaseTool):
     summarize: bool = Field(default=False, description="Accepted for CrewAI compatibility; passages are returned as is")
 
     _index: Any = PrivateAttr(default=None)
+    _field: ClassVar[str | None] = None
+    """The field that, set at construction, fixes what to search (then the model only gives the query)."""
+
+    def model_post_init(self, __context: Any) -> None:
+        super().model_post_init(__context)
+        field = self._field
+        fixed = getattr(self, field) if field else None
+        if field and fixed is not None:
+            self.args_schema = narrow_schema(self.args_schema, {field}, self.name)
+            self.description = self._fixed_description(fixed)
+
+    def _fixed_description(self, fixed: str) -> str:
+        """The description once ``fixed`` is set, so the model knows what it searches."""
+        raise NotImplementedError
 
     def _get_index(self) -> Any:
         if self._index is None:
@@ -105,12 +119,8 @@ class _FileSearchTool(_RagBase):
     _field: ClassVar[str] = "file"
     _kind: ClassVar[str] = "file"
 
-    def model_post_init(self, __context: Any) -> None:
-        super().model_post_init(__context)
-        fixed = getattr(self, self._field)
-        if fixed is not None:
-            self.args_schema = narrow_schema(self.args_schema, {self._field}, self.name)
-            self.description = f"A tool that semantically searches the content of the {self._kind} {fixed!r}."
+    def _fixed_description(self, fixed: str) -> str:
+        return f"A tool that semantically searches the content of the {self._kind} {fixed!r}."
 
     def _run(self, search_query: str, **kwargs: Any) -> str | ToolFailure:
         path = self._resolve(kwargs.get(self._field) or getattr(self, self._field), self._kind)
@@ -200,16 +210,14 @@ class XMLSearchTool(_FileSearchTool):
 class DirectorySearchTool(_RagBase):
     """Semantic search over every text, PDF and DOCX file below a directory."""
 
+    _field: ClassVar[str] = "directory"
     name: str = "Search a directory's content"
     description: str = "A tool that semantically searches the files in a directory. Give 'search_query' and 'directory'."
     args_schema: type[BaseModel] = _schema("DirectorySearchToolSchema", "directory", "Directory to search in")
     directory: str | None = Field(default=None, description="Fixed directory (set at construction)")
 
-    def model_post_init(self, __context: Any) -> None:
-        super().model_post_init(__context)
-        if self.directory is not None:
-            self.args_schema = narrow_schema(self.args_schema, {"directory"}, self.name)
-            self.description = f"A tool that semantically searches the files in {self.directory!r}."
+    def _fixed_description(self, fixed: str) -> str:
+        return f"A tool that semantically searches the files in {fixed!r}."
 
     def _run(self, search_query: str, directory: str | None = None) -> str | ToolFailure:
         from crewgraph.rag.loaders import TEXT_SUFFIXES
