@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.memory_events import (
@@ -34,7 +34,7 @@ from crewgraph.memory._recall import RecallRequest, deep_recall, shallow_recall
 from crewgraph.memory.analysis import Analyst
 from crewgraph.memory.scopes import join_scope, normalize_scope
 from crewgraph.memory.storage.backend import StorageBackend
-from crewgraph.memory.types import MemoryConfig, MemoryMatch, MemoryRecord, utc_now
+from crewgraph.memory.types import MemoryConfig, MemoryMatch, MemoryRecord, _MemoryKnobs, utc_now
 
 if TYPE_CHECKING:
     from crewgraph.memory.memory_scope import MemoryScope, MemorySlice
@@ -45,18 +45,18 @@ _logger = logging.getLogger("crewgraph.memory")
 _SAVING = threading.local()
 """Which memory's save job this thread is running (an event handler that calls back into
 the same memory from its save thread must not wait for itself)."""
-_CONFIG_FIELDS = tuple(f for f in MemoryConfig.model_fields if f != "recall_oversample_factor")
+_CONFIG_FIELDS = tuple(_MemoryKnobs.model_fields)
 
 
-class Memory(ExploreMixin, BaseModel):
+class Memory(ExploreMixin, _MemoryKnobs):
     """Unified memory: LLM-analysed saves, composite-scored recall, scopes and slices.
 
     ``llm``: model name or BaseLLM for analysis (created lazily). ``storage``:
     a directory, a Qdrant URL, ``":memory:"`` or a StorageBackend (default: the
     embedded Qdrant store at ``./.crewgraph/memory``). ``embedder``: a callable
     ``list[str] -> list[list[float]]``, a provider dict, or None for the offline
-    all-MiniLM-L6-v2 (384 dims). The rest tune scoring, consolidation and deep
-    recall; see docs/memory.md.
+    all-MiniLM-L6-v2 (384 dims). The knobs inherited from ``_MemoryKnobs`` tune
+    scoring, consolidation and deep recall; see docs/memory.md.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=False)
@@ -65,19 +65,6 @@ class Memory(ExploreMixin, BaseModel):
     llm: Any = Field(default="gpt-4o-mini", description="Model name or BaseLLM for analysis.")
     storage: Any = Field(default="qdrant-edge", description="Path, Qdrant URL, ':memory:' or StorageBackend.")
     embedder: Any = Field(default=None, description="Callable, provider config dict, or None (local MiniLM).")
-    recency_weight: float = Field(default=0.3, ge=0.0)
-    semantic_weight: float = Field(default=0.5, ge=0.0)
-    importance_weight: float = Field(default=0.2, ge=0.0)
-    recency_half_life_days: float = Field(default=30, gt=0)
-    consolidation_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
-    consolidation_limit: int = Field(default=5, ge=1)
-    default_importance: float = Field(default=0.5, ge=0.0, le=1.0)
-    batch_dedup_threshold: float = Field(default=0.98, ge=0.0, le=1.0)
-    confidence_threshold_high: float = Field(default=0.8, ge=0.0, le=1.0)
-    confidence_threshold_low: float = Field(default=0.5, ge=0.0, le=1.0)
-    complex_query_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
-    exploration_budget: int = Field(default=1, ge=0)
-    query_analysis_threshold: int = Field(default=200, ge=0)
     root_scope: str | None = Field(default=None, description="Every path of this memory lives under it.")
     read_only: bool = Field(default=False, description="remember()/remember_many() become no-ops.")
 

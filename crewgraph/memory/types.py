@@ -87,11 +87,12 @@ class ScopeInfo(BaseModel):
     child_scopes: list[str] = Field(default_factory=list)
 
 
-class MemoryConfig(BaseModel):
-    """The knobs of scoring, consolidation and deep recall, passed around as one object.
+class _MemoryKnobs(BaseModel):
+    """The tuning knobs users set as ``Memory(...)`` keyword arguments.
 
-    Users set these as ``Memory(...)`` keyword arguments; this model exists so
-    the encoding and recall pipelines receive a single validated value.
+    Declared once for both :class:`Memory` (where users set them) and
+    :class:`MemoryConfig` (what the pipelines receive), so a default or a
+    bound cannot differ between the two.
     """
 
     recency_weight: float = Field(default=0.3, ge=0.0)
@@ -107,6 +108,16 @@ class MemoryConfig(BaseModel):
     complex_query_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
     exploration_budget: int = Field(default=1, ge=0)
     query_analysis_threshold: int = Field(default=200, ge=0)
+
+
+class MemoryConfig(_MemoryKnobs):
+    """The knobs of scoring, consolidation and deep recall, passed around as one object.
+
+    Users set these as ``Memory(...)`` keyword arguments; this model exists so
+    the encoding and recall pipelines receive a single validated value.
+    ``recall_oversample_factor`` is internal (not a ``Memory`` argument).
+    """
+
     recall_oversample_factor: int = Field(default=2, ge=1)
 
 
