@@ -145,6 +145,10 @@ class Memory(ExploreMixin, _MemoryKnobs):
         """A path of this memory's namespace as a store path (under ``root_scope``)."""
         return join_scope(self.root_scope, path)
 
+    def _save_root(self, root_scope: str | None) -> str | None:
+        """The root a save lands under: a view's ``root_scope`` (inside this memory), else this memory's."""
+        return self._abs(root_scope) if root_scope is not None else self.root_scope
+
     # -- writes ---------------------------------------------------------------------
     def _submit(self, fn: Any, *args: Any) -> Future[Any]:
         with self._lock:
@@ -228,7 +232,7 @@ class Memory(ExploreMixin, _MemoryKnobs):
         """
         if self.read_only:
             return None
-        root = self._abs(root_scope) if root_scope is not None else self.root_scope
+        root = self._save_root(root_scope)
         req = SaveRequest([content], scope, root, categories, metadata, importance, source, private)
         records = self._save(req, wait=True, agent_role=agent_role)
         return records[0] if records else None
@@ -252,7 +256,7 @@ class Memory(ExploreMixin, _MemoryKnobs):
         """
         if self.read_only or not contents:
             return []
-        root = self._abs(root_scope) if root_scope is not None else self.root_scope
+        root = self._save_root(root_scope)
         req = SaveRequest(list(contents), scope, root, categories, metadata, importance, source, private)
         return self._save(req, wait=False, agent_role=agent_role)
 
@@ -283,7 +287,7 @@ class Memory(ExploreMixin, _MemoryKnobs):
             done: Future[list[str]] = Future()
             done.set_result([])
             return done
-        root = self._abs(root_scope) if root_scope is not None else self.root_scope
+        root = self._save_root(root_scope)
 
         def job() -> list[str]:
             from crewgraph._internal.sync import run_sync
