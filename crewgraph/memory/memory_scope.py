@@ -124,6 +124,13 @@ class MemorySlice:
     def __repr__(self) -> str:
         return f"MemorySlice(scopes={self.scopes!r}, read_only={self.read_only})"
 
+    def _inside(self, scope: str) -> str:
+        """``scope`` normalised, or ``PermissionError`` if it lies outside every subtree of the slice."""
+        target = normalize_scope(scope)
+        if not any(is_within(target, s) for s in self.scopes):
+            raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
+        return target
+
     def _writable_scope(self, scope: str | None) -> str:
         if self.read_only:
             raise PermissionError(
@@ -132,10 +139,7 @@ class MemorySlice:
             )
         if scope is None:
             raise ValueError(f"writing through a read-write slice needs an explicit scope (one of {self.scopes})")
-        target = normalize_scope(scope)
-        if not any(is_within(target, s) for s in self.scopes):
-            raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
-        return target
+        return self._inside(scope)
 
     def remember(self, content: str, scope: str | None = None, **kwargs: Any) -> MemoryRecord | None:
         target = self._writable_scope(scope)
@@ -165,10 +169,7 @@ class MemorySlice:
         """Recall across the slice's subtrees (or one of them, if ``scope`` names it)."""
         roots = [self.memory._abs(s) for s in self.scopes]
         if scope is not None:
-            target = normalize_scope(scope)
-            if not any(is_within(target, s) for s in self.scopes):
-                raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
-            roots = [self.memory._abs(target)]
+            roots = [self.memory._abs(self._inside(scope))]
         cats = categories if categories is not None else self.categories
         return self.memory._recall(query, roots, cats, limit, depth, source, include_private)
 
@@ -185,10 +186,7 @@ class MemorySlice:
         self.memory.drain_writes(timeout)
 
     def info(self, path: str) -> ScopeInfo:
-        target = normalize_scope(path)
-        if not any(is_within(target, s) for s in self.scopes):
-            raise PermissionError(f"scope {target!r} is outside this slice's scopes {self.scopes}")
-        return self.memory.info(target)
+        return self.memory.info(self._inside(path))
 
     def list_records(self, limit: int = 200) -> list[MemoryRecord]:
         """Newest records across the slice's subtrees."""
