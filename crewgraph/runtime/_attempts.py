@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from crewgraph.errors import NodeTimeoutError
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.policies import RetryPolicy
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
@@ -32,12 +34,7 @@ async def run_step_with_policies(
         on_attempt(1)
         return await _one_attempt(node, ctx, timeout)
 
-    from tenacity import (
-        AsyncRetrying,
-        retry_if_exception,
-        stop_after_attempt,
-        wait_exponential_jitter,
-    )
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
@@ -47,12 +44,7 @@ async def run_step_with_policies(
 
     retrying = AsyncRetrying(
         stop=stop_after_attempt(policy.max_attempts),
-        wait=wait_exponential_jitter(
-            initial=policy.initial_delay,
-            max=policy.max_delay,
-            exp_base=policy.multiplier,
-            jitter=policy.jitter,
-        ),
+        wait=lambda state: _backoff(policy, state.attempt_number),
         retry=retry_if_exception(policy.should_retry),
         before_sleep=before_sleep,
         reraise=True,
@@ -64,6 +56,12 @@ async def run_step_with_policies(
             on_attempt(n)
             return await _one_attempt(node, ctx.evolve(attempt=n), timeout)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _backoff(policy: RetryPolicy, attempt: int) -> float:
+    """Exponential backoff with additive jitter, capped (the same shape on every tenacity version)."""
+    delay = policy.initial_delay * policy.multiplier ** (attempt - 1)
+    return min(policy.max_delay, delay + random.uniform(0, policy.jitter))
 
 
 async def _sleep(seconds: float) -> None:
