@@ -89,6 +89,66 @@ def _response_to_json(response: LLMResponse) -> dict[str, Any]:
     }
 
 
+def _exchange(
+    request: dict[str, Any], response: LLMResponse | None, error: CrewGraphError | None, model: str
+) -> dict[str, Any]:
+    """One line of the file (see the module docstring); the crew cassette writes the same lines."""
+    return {
+        "request": request,
+        "response": _response_to_json(response) if response is not None else None,
+        "error": (
+            {"type": type(error).__name__, "message": str(error), "status_code": getattr(error, "status_code", None)}
+            if error is not None
+            else None
+        ),
+        "model": model,
+    }
+
+
+def _append_line(path: Path, lock: threading.Lock, record: dict[str, Any]) -> None:
+    """Append ``record`` as one JSON line, written whole under ``lock`` so concurrent calls never interleave."""
+    line = json.dumps(record, ensure_ascii=False, default=str)
+    with lock, path.open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
+    """Every recorded exchange of a JSON-lines file, in order (blank lines skipped)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _replay_record(record: dict[str, Any], response_model: type[BaseModel] | None) -> LLMResponse:
+    """The recorded reply as an ``LLMResponse``, or the recorded error raised again.
+
+    ``parsed`` is re-validated into ``response_model`` so callers get their
+    own model class back, not a dict.
+    """
+    error = record.get("error")
+    if error:
+        cls = _REPLAYABLE_ERRORS.get(str(error.get("type")), LLMError)
+        if cls is LLMError:
+            raise LLMError(str(error.get("message", "")), status_code=error.get("status_code"))
+        raise cls(str(error.get("message", "")))
+    data = record.get("response") or {}
+    parsed = None
+    if data.get("parsed") is not None and response_model is not None:
+        parsed = response_model.model_validate(data["parsed"])
+    return LLMResponse(
+        content=data.get("content"),
+        tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls") or []],
+        parsed=parsed,
+        usage=UsageMetrics(**(data.get("usage") or {})),
+        model=data.get("model"),
+        finish_reason=data.get("finish_reason"),
+    )
+
+
+def _pretty(value: Any) -> str:
+    """Stable, readable JSON for the diffs of a replay mismatch."""
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 class RecordingLLM(BaseLLM):
     """Pass calls through to ``inner`` and append each exchange to ``path`` (JSON lines).
 
@@ -129,25 +189,10 @@ class RecordingLLM(BaseLLM):
                 messages, tools=tools, response_model=response_model, **kwargs
             )
         except CrewGraphError as exc:
-            error = {
-                "type": type(exc).__name__,
-                "message": str(exc),
-                "status_code": getattr(exc, "status_code", None),
-            }
-            self._append({"request": request, "response": None, "error": error, "model": self.model})
+            _append_line(self.path, self._lock, _exchange(request, None, exc, self.model))
             raise
-        self._append({
-            "request": request,
-            "response": _response_to_json(response),
-            "error": None,
-            "model": self.model,
-        })
+        _append_line(self.path, self._lock, _exchange(request, response, None, self.model))
         return response
-
-    def _append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str)
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
 
 
 class ReplayLLM(BaseLLM):
@@ -165,8 +210,7 @@ class ReplayLLM(BaseLLM):
         self.path = Path(path)
         if not self.path.exists():
             raise FileNotFoundError(f"no LLM recording at {self.path}; record one with RecordingLLM")
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        self.records: list[dict[str, Any]] = [json.loads(line) for line in lines if line.strip()]
+        self.records = _read_records(self.path)
         self.strict = strict
         self.model = str(next((r["model"] for r in self.records if r.get("model")), "replay"))
         self._used = [False] * len(self.records)
@@ -191,25 +235,7 @@ class ReplayLLM(BaseLLM):
         **kwargs: Any,
     ) -> LLMResponse:
         request = normalize_request(messages, tools, response_model, kwargs)
-        record = self._take(request)
-        if record.get("error"):
-            err = record["error"]
-            cls = _REPLAYABLE_ERRORS.get(err.get("type"), LLMError)
-            if cls is LLMError:
-                raise LLMError(err.get("message", ""), status_code=err.get("status_code"))
-            raise cls(err.get("message", ""))
-        data = record["response"]
-        parsed = None
-        if data.get("parsed") is not None and response_model is not None:
-            parsed = response_model.model_validate(data["parsed"])
-        return LLMResponse(
-            content=data.get("content"),
-            tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls") or []],
-            parsed=parsed,
-            usage=UsageMetrics(**(data.get("usage") or {})),
-            model=data.get("model"),
-            finish_reason=data.get("finish_reason"),
-        )
+        return _replay_record(self._take(request), response_model)
 
     def _take(self, request: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -237,10 +263,6 @@ class ReplayLLM(BaseLLM):
                 )
             self._used[chosen] = True
             return self.records[chosen]
-
-
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def cassette(

@@ -13,7 +13,8 @@ served in recording order. A request with no recording fails with
 against the closest recording, so a changed prompt is obvious.
 
 The file is JSON lines in ``RecordingLLM``'s format (``request``,
-``response``, ``error``, ``model``), so either tool can read the other's
+``response``, ``error``, ``model``), written, read and replayed with the
+helpers of ``crewgraph.llm.recording``, so either tool can read the other's
 recordings. Turning it on for a crew wraps every model the compiled graph
 uses (node ``llm`` fields, guardrail redo templates, delegation coworkers and
 the crew's default model), so no node knows it is being recorded.
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import os
 import threading
 from pathlib import Path
@@ -36,20 +36,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from crewgraph.errors import (
-    ConfigurationError,
-    CrewGraphError,
-    LLMError,
-    LLMRateLimitError,
-    ReplayMismatchError,
-    StructuredOutputError,
-)
+from crewgraph.errors import ConfigurationError, CrewGraphError, ReplayMismatchError
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node
 from crewgraph.llm.base import BaseLLM
-from crewgraph.llm.recording import normalize_request
-from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
-from crewgraph.outputs import UsageMetrics
+from crewgraph.llm.recording import (
+    _append_line,
+    _exchange,
+    _pretty,
+    _read_records,
+    _replay_record,
+    normalize_request,
+)
+from crewgraph.llm.types import LLMResponse, ToolSpec
 from crewgraph.tools.delegation import DelegationTool
 
 __all__ = ["CASSETTE_ENV", "CASSETTE_MODE_ENV", "CassetteConfig", "CrewTape", "apply_cassette"]
@@ -57,12 +56,6 @@ __all__ = ["CASSETTE_ENV", "CASSETTE_MODE_ENV", "CassetteConfig", "CrewTape", "a
 CASSETTE_ENV = "CREWGRAPH_CASSETTE"
 CASSETTE_MODE_ENV = "CREWGRAPH_CASSETTE_MODE"
 Mode = Literal["auto", "record", "replay"]
-
-_ERRORS: dict[str, type[CrewGraphError]] = {
-    "LLMError": LLMError,
-    "LLMRateLimitError": LLMRateLimitError,
-    "StructuredOutputError": StructuredOutputError,
-}
 
 
 class CassetteConfig(BaseModel):
@@ -104,8 +97,7 @@ class CrewTape:
         if self.replaying:
             if not self.path.exists():
                 raise ConfigurationError(f"cassette {str(self.path)!r} does not exist; record it first (mode='auto' or 'record')")
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-            self.records = [json.loads(line) for line in lines if line.strip()]
+            self.records = _read_records(self.path)
             self._used = [False] * len(self.records)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -118,17 +110,7 @@ class CrewTape:
             return self._used.count(False)
 
     def append(self, model: str, request: dict[str, Any], response: LLMResponse | None, error: CrewGraphError | None) -> None:
-        record = {
-            "request": request,
-            "response": _response_json(response) if response is not None else None,
-            "error": {"type": type(error).__name__, "message": str(error), "status_code": getattr(error, "status_code", None)}
-            if error is not None
-            else None,
-            "model": model,
-        }
-        line = json.dumps(record, ensure_ascii=False, default=str)
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
+        _append_line(self.path, self._lock, _exchange(request, response, error, model))
 
     def take(self, model: str, request: dict[str, Any]) -> dict[str, Any]:
         """The first unused recording of ``model`` with exactly this request, else a diff error."""
@@ -204,7 +186,7 @@ class TapedLLM(BaseLLM):
     ) -> LLMResponse:
         request = normalize_request(messages, tools, response_model, kwargs)
         if self.tape.replaying:
-            return _replay(self.tape.take(self.model, request), response_model)
+            return _replay_record(self.tape.take(self.model, request), response_model)
         try:
             response = await self.inner.acall(messages, tools=tools, response_model=response_model, **kwargs)
         except CrewGraphError as exc:
@@ -266,39 +248,3 @@ def _rewire(value: Any, wrap: Any) -> Any:
         coworkers = tuple(dataclasses.replace(c, llm=wrap(c.llm)) for c in value.coworkers)
         return value.model_copy(update={"coworkers": coworkers})
     return value
-
-
-def _replay(record: dict[str, Any], response_model: type[BaseModel] | None) -> LLMResponse:
-    error = record.get("error")
-    if error:
-        cls = _ERRORS.get(str(error.get("type")), LLMError)
-        if cls is LLMError:
-            raise LLMError(str(error.get("message", "")), status_code=error.get("status_code"))
-        raise cls(str(error.get("message", "")))
-    data = record.get("response") or {}
-    parsed = None
-    if data.get("parsed") is not None and response_model is not None:
-        parsed = response_model.model_validate(data["parsed"])
-    return LLMResponse(
-        content=data.get("content"),
-        tool_calls=[ToolCall(**tc) for tc in data.get("tool_calls") or []],
-        parsed=parsed,
-        usage=UsageMetrics(**(data.get("usage") or {})),
-        model=data.get("model"),
-        finish_reason=data.get("finish_reason"),
-    )
-
-
-def _response_json(response: LLMResponse) -> dict[str, Any]:
-    return {
-        "content": response.content,
-        "tool_calls": [tc.model_dump() for tc in response.tool_calls],
-        "parsed": response.parsed.model_dump(mode="json") if response.parsed is not None else None,
-        "usage": response.usage.model_dump(),
-        "model": response.model,
-        "finish_reason": response.finish_reason,
-    }
-
-
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
