@@ -6,12 +6,34 @@ on the first real call. ``crewgraph.testing.FakeLLM`` scripts replies for tests.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from crewgraph.llm.base import BaseLLM
-from crewgraph.llm.openai_llm import LLM
-from crewgraph.llm.rate_limit import RPMLimiter
-from crewgraph.llm.recording import RecordingLLM, ReplayLLM, cassette
-from crewgraph.llm.structured import StructuredMode, parse_model_output
-from crewgraph.llm.types import LLMResponse, StreamDelta, ToolCall, ToolCallDelta, ToolSpec
+
+if TYPE_CHECKING:
+    from crewgraph.llm.openai_llm import LLM
+    from crewgraph.llm.rate_limit import RPMLimiter
+    from crewgraph.llm.recording import RecordingLLM, ReplayLLM, cassette
+    from crewgraph.llm.structured import StructuredMode, parse_model_output
+    from crewgraph.llm.types import LLMResponse, StreamDelta, ToolCall, ToolCallDelta, ToolSpec
+
+# Loaded on first access: the client, record/replay and structured-output modules pull in
+# asyncio, difflib and friends, which `from crewgraph import LLM` should not pay for.
+_EXPORTS = {
+    "LLM": "crewgraph.llm.openai_llm",
+    "LLMResponse": "crewgraph.llm.types",
+    "RPMLimiter": "crewgraph.llm.rate_limit",
+    "RecordingLLM": "crewgraph.llm.recording",
+    "ReplayLLM": "crewgraph.llm.recording",
+    "StreamDelta": "crewgraph.llm.types",
+    "StructuredMode": "crewgraph.llm.structured",
+    "ToolCall": "crewgraph.llm.types",
+    "ToolCallDelta": "crewgraph.llm.types",
+    "ToolSpec": "crewgraph.llm.types",
+    "cassette": "crewgraph.llm.recording",
+    "parse_model_output": "crewgraph.llm.structured",
+}
 
 __all__ = [
     "LLM",
@@ -42,7 +64,18 @@ def as_llm(value: str | BaseLLM | None) -> BaseLLM | None:
     if isinstance(value, str):
         if not value.strip():
             raise ValueError("an LLM model name must not be empty")
+        from crewgraph.llm.openai_llm import LLM
+
         return LLM(model=value.strip())
     raise TypeError(
         f"expected a model name (str) or a BaseLLM instance for llm, got {type(value).__name__}"
     )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crewgraph.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

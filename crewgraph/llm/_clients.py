@@ -10,13 +10,15 @@ asyncio finalises in ``shutdown_asyncgens()`` (``asyncio.run`` and
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import sys
 import threading
 import weakref
 from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["LoopClients", "preload"]
 
@@ -33,6 +35,8 @@ class LoopClients:
 
     async def get(self) -> Any:
         """The running loop's client, created on first use."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         with self._lock:
             entry = self._entries.get(loop)
@@ -52,6 +56,8 @@ class LoopClients:
 
     async def aclose(self) -> None:
         """Close the running loop's client now."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         with self._lock:
             entry = self._entries.pop(loop, None)
@@ -66,6 +72,8 @@ async def preload(module: str) -> None:
     would stall every other task of the run during the first model call.
     """
     if module not in sys.modules:
+        import asyncio
+
         await asyncio.to_thread(importlib.import_module, module)
 
 

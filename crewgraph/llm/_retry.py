@@ -12,7 +12,6 @@ multiply our attempts by its own.
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import random
 import time
@@ -85,6 +84,8 @@ def parse_retry_after(headers: Any, *, now: float | None = None) -> float | None
     except ValueError:
         pass
     try:
+        import email.utils
+
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None

@@ -9,11 +9,12 @@ optional tools or a structured ``response_model``. The real client
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from crewgraph.llm.types import LLMResponse, ToolSpec
+if TYPE_CHECKING:
+    from crewgraph.llm.types import LLMResponse, ToolSpec
 
 __all__ = ["BaseLLM"]
 

@@ -21,7 +21,6 @@ Example::
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections import deque
@@ -86,6 +85,8 @@ class RPMLimiter:
         """
         waited = 0.0
         while (delay := self._reserve()) > 0:
+            import asyncio
+
             await asyncio.sleep(delay)
             waited += delay
         return waited

@@ -16,6 +16,8 @@ __all__ = ["LLMResponse", "OnChunk", "StreamDelta", "ToolCall", "ToolCallDelta",
 class ToolSpec(BaseModel):
     """A tool as the model sees it: name, description and JSON-schema parameters."""
 
+    model_config = ConfigDict(defer_build=True)
+
     name: str
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
@@ -33,6 +35,8 @@ class ToolSpec(BaseModel):
 
 class ToolCall(BaseModel):
     """One tool call the model asked for. ``arguments`` is the raw JSON text it sent."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     name: str
@@ -59,7 +63,7 @@ class ToolCall(BaseModel):
 class LLMResponse(BaseModel):
     """One model turn: text, tool calls, or a parsed structured object, plus its token usage."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
@@ -85,6 +89,8 @@ class ToolCallDelta(BaseModel):
     the new fragment: joined in order per ``index`` they give the full text.
     """
 
+    model_config = ConfigDict(defer_build=True)
+
     index: int = 0
     id: str | None = None
     name: str = ""
@@ -93,6 +99,8 @@ class ToolCallDelta(BaseModel):
 
 class StreamDelta(BaseModel):
     """One increment of a streamed model turn: new ``text``, or a ``tool_call`` fragment."""
+
+    model_config = ConfigDict(defer_build=True)
 
     text: str = ""
     tool_call: ToolCallDelta | None = None

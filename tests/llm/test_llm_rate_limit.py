@@ -49,7 +49,7 @@ def test_async_acquire_sleeps_until_a_slot_frees(monkeypatch: pytest.MonkeyPatch
         slept.append(delay)
         clock.now += delay
 
-    monkeypatch.setattr("crewgraph.llm.rate_limit.asyncio.sleep", fake_sleep)
+    monkeypatch.setattr("asyncio.sleep", fake_sleep)
     assert asyncio.run(limiter.acquire()) == 0.0
     clock.now += 4
     waited = asyncio.run(limiter.acquire())
