@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -144,6 +145,28 @@ def _replay_record(record: dict[str, Any], response_model: type[BaseModel] | Non
     )
 
 
+async def _call_and_record(
+    inner: BaseLLM,
+    messages: list[dict[str, Any]],
+    tools: list[ToolSpec] | None,
+    response_model: type[BaseModel] | None,
+    kwargs: dict[str, Any],
+    record: Callable[[LLMResponse | None, CrewGraphError | None], None],
+) -> LLMResponse:
+    """Call ``inner`` and ``record`` its reply, or its crewgraph error before re-raising it.
+
+    Only crewgraph errors are recorded (a replay can raise them again);
+    anything else is a bug or a cancellation, not part of the exchange.
+    """
+    try:
+        response = await inner.acall(messages, tools=tools, response_model=response_model, **kwargs)
+    except CrewGraphError as exc:
+        record(None, exc)
+        raise
+    record(response, None)
+    return response
+
+
 def _pretty(value: Any) -> str:
     """Stable, readable JSON for the diffs of a replay mismatch."""
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -184,15 +207,11 @@ class RecordingLLM(BaseLLM):
         **kwargs: Any,
     ) -> LLMResponse:
         request = normalize_request(messages, tools, response_model, kwargs)
-        try:
-            response = await self.inner.acall(
-                messages, tools=tools, response_model=response_model, **kwargs
-            )
-        except CrewGraphError as exc:
-            _append_line(self.path, self._lock, _exchange(request, None, exc, self.model))
-            raise
-        _append_line(self.path, self._lock, _exchange(request, response, None, self.model))
-        return response
+
+        def record(response: LLMResponse | None, error: CrewGraphError | None) -> None:
+            _append_line(self.path, self._lock, _exchange(request, response, error, self.model))
+
+        return await _call_and_record(self.inner, messages, tools, response_model, kwargs, record)
 
 
 class ReplayLLM(BaseLLM):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import os
 import threading
 from pathlib import Path
@@ -42,6 +43,7 @@ from crewgraph.graph.node import Node
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.recording import (
     _append_line,
+    _call_and_record,
     _exchange,
     _pretty,
     _read_records,
@@ -187,13 +189,8 @@ class TapedLLM(BaseLLM):
         request = normalize_request(messages, tools, response_model, kwargs)
         if self.tape.replaying:
             return _replay_record(self.tape.take(self.model, request), response_model)
-        try:
-            response = await self.inner.acall(messages, tools=tools, response_model=response_model, **kwargs)
-        except CrewGraphError as exc:
-            self.tape.append(self.model, request, None, exc)
-            raise
-        self.tape.append(self.model, request, response, None)
-        return response
+        record = functools.partial(self.tape.append, self.model, request)
+        return await _call_and_record(self.inner, messages, tools, response_model, kwargs, record)
 
 
 def apply_cassette(graph: ExecutionGraph, default_llm: Any, setting: Any) -> tuple[ExecutionGraph, Any, CrewTape | None]:
