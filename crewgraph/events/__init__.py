@@ -4,71 +4,115 @@ Subscribe with ``@crewgraph_event_bus.on(TaskCompletedEvent)``; handlers get
 ``(source, event)``.
 """
 
-from crewgraph.events.agent_events import (
-    AgentExecutionCompletedEvent,
-    AgentExecutionErrorEvent,
-    AgentExecutionStartedEvent,
-)
-from crewgraph.events.base import (
-    BaseEvent,
-)
-from crewgraph.events.base_event_listener import (
-    BaseEventListener,
-)
-from crewgraph.events.bus import (
-    CrewGraphEventsBus,
-    EventHandler,
-    crewgraph_event_bus,
-)
-from crewgraph.events.crew_events import (
-    CrewKickoffCompletedEvent,
-    CrewKickoffFailedEvent,
-    CrewKickoffStartedEvent,
-    TaskCompletedEvent,
-    TaskFailedEvent,
-    TaskStartedEvent,
-)
-from crewgraph.events.flow_events import (
-    FlowFinishedEvent,
-    FlowStartedEvent,
-    MethodExecutionFailedEvent,
-    MethodExecutionFinishedEvent,
-    MethodExecutionStartedEvent,
-)
-from crewgraph.events.guardrail_events import (
-    GuardrailCompletedEvent,
-    GuardrailStartedEvent,
-)
-from crewgraph.events.llm_events import (
-    LLMCallCompletedEvent,
-    LLMCallFailedEvent,
-    LLMCallRetryEvent,
-    LLMCallStartedEvent,
-    LLMStreamChunkEvent,
-)
-from crewgraph.events.memory_events import (
-    MemoryQueryCompletedEvent,
-    MemoryQueryFailedEvent,
-    MemoryQueryStartedEvent,
-    MemoryRetrievalCompletedEvent,
-    MemoryRetrievalStartedEvent,
-    MemorySaveCompletedEvent,
-    MemorySaveFailedEvent,
-    MemorySaveStartedEvent,
-)
-from crewgraph.events.node_events import (
-    NodeFailedEvent,
-    NodeFinishedEvent,
-    NodeRetriedEvent,
-    NodeSkippedEvent,
-    NodeStartedEvent,
-)
-from crewgraph.events.tool_events import (
-    ToolFailureDetectedEvent,
-    ToolUsageErrorEvent,
-    ToolUsageFinishedEvent,
-    ToolUsageStartedEvent,
-)
+# Names load on first access: importing the bus (every node does) must not build every
+# event model of every family.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crewgraph.events.agent_events import (
+        AgentExecutionCompletedEvent,
+        AgentExecutionErrorEvent,
+        AgentExecutionStartedEvent,
+    )
+    from crewgraph.events.base import BaseEvent
+    from crewgraph.events.base_event_listener import BaseEventListener
+    from crewgraph.events.bus import CrewGraphEventsBus, EventHandler, crewgraph_event_bus
+    from crewgraph.events.crew_events import (
+        CrewKickoffCompletedEvent,
+        CrewKickoffFailedEvent,
+        CrewKickoffStartedEvent,
+        TaskCompletedEvent,
+        TaskFailedEvent,
+        TaskStartedEvent,
+    )
+    from crewgraph.events.flow_events import (
+        FlowFinishedEvent,
+        FlowStartedEvent,
+        MethodExecutionFailedEvent,
+        MethodExecutionFinishedEvent,
+        MethodExecutionStartedEvent,
+    )
+    from crewgraph.events.guardrail_events import GuardrailCompletedEvent, GuardrailStartedEvent
+    from crewgraph.events.llm_events import (
+        LLMCallCompletedEvent,
+        LLMCallFailedEvent,
+        LLMCallRetryEvent,
+        LLMCallStartedEvent,
+        LLMStreamChunkEvent,
+    )
+    from crewgraph.events.memory_events import (
+        MemoryQueryCompletedEvent,
+        MemoryQueryFailedEvent,
+        MemoryQueryStartedEvent,
+        MemoryRetrievalCompletedEvent,
+        MemoryRetrievalStartedEvent,
+        MemorySaveCompletedEvent,
+        MemorySaveFailedEvent,
+        MemorySaveStartedEvent,
+    )
+    from crewgraph.events.node_events import (
+        NodeFailedEvent,
+        NodeFinishedEvent,
+        NodeRetriedEvent,
+        NodeSkippedEvent,
+        NodeStartedEvent,
+    )
+    from crewgraph.events.tool_events import (
+        ToolFailureDetectedEvent,
+        ToolUsageErrorEvent,
+        ToolUsageFinishedEvent,
+        ToolUsageStartedEvent,
+    )
+
+_EXPORTS = {
+    "AgentExecutionCompletedEvent": "crewgraph.events.agent_events",
+    "AgentExecutionErrorEvent": "crewgraph.events.agent_events",
+    "AgentExecutionStartedEvent": "crewgraph.events.agent_events",
+    "BaseEvent": "crewgraph.events.base",
+    "BaseEventListener": "crewgraph.events.base_event_listener",
+    "CrewGraphEventsBus": "crewgraph.events.bus",
+    "CrewKickoffCompletedEvent": "crewgraph.events.crew_events",
+    "CrewKickoffFailedEvent": "crewgraph.events.crew_events",
+    "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
+    "EventHandler": "crewgraph.events.bus",
+    "FlowFinishedEvent": "crewgraph.events.flow_events",
+    "FlowStartedEvent": "crewgraph.events.flow_events",
+    "GuardrailCompletedEvent": "crewgraph.events.guardrail_events",
+    "GuardrailStartedEvent": "crewgraph.events.guardrail_events",
+    "LLMCallCompletedEvent": "crewgraph.events.llm_events",
+    "LLMCallFailedEvent": "crewgraph.events.llm_events",
+    "LLMCallRetryEvent": "crewgraph.events.llm_events",
+    "LLMCallStartedEvent": "crewgraph.events.llm_events",
+    "LLMStreamChunkEvent": "crewgraph.events.llm_events",
+    "MemoryQueryCompletedEvent": "crewgraph.events.memory_events",
+    "MemoryQueryFailedEvent": "crewgraph.events.memory_events",
+    "MemoryQueryStartedEvent": "crewgraph.events.memory_events",
+    "MemoryRetrievalCompletedEvent": "crewgraph.events.memory_events",
+    "MemoryRetrievalStartedEvent": "crewgraph.events.memory_events",
+    "MemorySaveCompletedEvent": "crewgraph.events.memory_events",
+    "MemorySaveFailedEvent": "crewgraph.events.memory_events",
+    "MemorySaveStartedEvent": "crewgraph.events.memory_events",
+    "MethodExecutionFailedEvent": "crewgraph.events.flow_events",
+    "MethodExecutionFinishedEvent": "crewgraph.events.flow_events",
+    "MethodExecutionStartedEvent": "crewgraph.events.flow_events",
+    "NodeFailedEvent": "crewgraph.events.node_events",
+    "NodeFinishedEvent": "crewgraph.events.node_events",
+    "NodeRetriedEvent": "crewgraph.events.node_events",
+    "NodeSkippedEvent": "crewgraph.events.node_events",
+    "NodeStartedEvent": "crewgraph.events.node_events",
+    "TaskCompletedEvent": "crewgraph.events.crew_events",
+    "TaskFailedEvent": "crewgraph.events.crew_events",
+    "TaskStartedEvent": "crewgraph.events.crew_events",
+    "ToolFailureDetectedEvent": "crewgraph.events.tool_events",
+    "ToolUsageErrorEvent": "crewgraph.events.tool_events",
+    "ToolUsageFinishedEvent": "crewgraph.events.tool_events",
+    "ToolUsageStartedEvent": "crewgraph.events.tool_events",
+    "crewgraph_event_bus": "crewgraph.events.bus",
+}
 
 __all__ = [
     "AgentExecutionCompletedEvent",
@@ -115,3 +159,12 @@ __all__ = [
     "ToolUsageStartedEvent",
     "crewgraph_event_bus",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'crewgraph.events' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -22,7 +22,7 @@ class BaseEvent(BaseModel):
     emitted it.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     event_type: ClassVar[str] = "event"
     timestamp: datetime = Field(default_factory=_now)

@@ -20,15 +20,15 @@ from crewgraph.testing.fake_llm import (
     FakeRequest,
     FakeToolCall,
 )
-from crewgraph.testing.network import NetworkBlockedError, network_blocked
-from crewgraph.testing.openai_server import (
-    OpenAICompatServer,
-    RecordedRequest,
-    ServerReply,
-    embedding_for,
-)
 
 if TYPE_CHECKING:
+    from crewgraph.testing.network import NetworkBlockedError, network_blocked
+    from crewgraph.testing.openai_server import (
+        OpenAICompatServer,
+        RecordedRequest,
+        ServerReply,
+        embedding_for,
+    )
     from crewgraph.testing.run_node import arun_node, run_node
 
 __all__ = [
@@ -48,7 +48,18 @@ __all__ = [
     "run_node",
 ]
 
-_LAZY = {"arun_node": "crewgraph.testing.run_node", "run_node": "crewgraph.testing.run_node"}
+# The HTTP server and the network guard load on first use: a test that only needs
+# FakeLLM should not import http.server.
+_LAZY = {
+    "NetworkBlockedError": "crewgraph.testing.network",
+    "OpenAICompatServer": "crewgraph.testing.openai_server",
+    "RecordedRequest": "crewgraph.testing.openai_server",
+    "ServerReply": "crewgraph.testing.openai_server",
+    "arun_node": "crewgraph.testing.run_node",
+    "embedding_for": "crewgraph.testing.openai_server",
+    "network_blocked": "crewgraph.testing.network",
+    "run_node": "crewgraph.testing.run_node",
+}
 
 
 def __getattr__(name: str) -> Any:
