@@ -217,3 +217,24 @@ def test_guardrail_redo_keeps_the_context_of_earlier_tasks() -> None:
     assert out.raw == "short"
     redo_prompt = llm.calls[2].prompt
     assert "FIRST TASK NOTES" in redo_prompt and "shorter please" in redo_prompt
+
+
+def test_crew_cache_off_disables_tool_caching_and_exhausted_fake_surfaces() -> None:
+    from crewgraph.testing import FakeLLMExhaustedError, FakeToolCall
+    from crewgraph.tools import tool
+
+    seen: list[str] = []
+
+    @tool("Echo")
+    def echo(text: str) -> str:
+        """Echo the text."""
+        seen.append(text)
+        return text
+
+    call = [FakeToolCall("Echo", {"text": "Z"})]
+    a = Agent(role="R", goal="g", tools=[echo], llm=FakeLLM(responses=[call, call, "done"]))
+    Crew(agents=[a], tasks=[Task(description="d", expected_output="e", agent=a)], cache=False).kickoff()
+    assert seen == ["Z", "Z"]
+    short = Agent(role="R", goal="g", llm=FakeLLM(responses=[]))
+    with pytest.raises(FakeLLMExhaustedError):
+        Crew(agents=[short], tasks=[Task(description="d", expected_output="e", agent=short)]).kickoff()

@@ -43,7 +43,12 @@ class RagHit:
 
 
 def _embedder_key(embedder: Any) -> str:
-    name = getattr(embedder, "model_name", None) or getattr(embedder, "model", None) or type(embedder).__name__
+    name = (
+        getattr(embedder, "model_name", None)
+        or getattr(embedder, "model", None)
+        or getattr(embedder, "__qualname__", None)  # a plain function
+        or type(embedder).__name__
+    )
     dims = getattr(embedder, "dimension", None) or getattr(embedder, "dimensions", None)
     key = f"{name}-{dims}" if dims else str(name)
     return re.sub(r"[^A-Za-z0-9._-]+", "_", key).strip("_").lower() or "embedder"

@@ -71,8 +71,13 @@ class CassetteConfig(BaseModel):
 
     @classmethod
     def coerce(cls, value: Any) -> CassetteConfig | None:
-        """The crew's setting, else ``$CREWGRAPH_CASSETTE``, else None (no cassette)."""
-        if value is None or value is False:
+        """The crew's setting, else ``$CREWGRAPH_CASSETTE``, else None (no cassette).
+
+        ``None`` (not set) follows the environment; ``False`` opts this crew out of it.
+        """
+        if value is False:
+            return None
+        if value is None:
             env = os.environ.get(CASSETTE_ENV, "").strip()
             if not env:
                 return None

@@ -19,6 +19,7 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
+from crewgraph.errors import CrewGraphError
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.structured import parse_model_output
 from crewgraph.llm.types import LLMResponse, OnChunk, StreamDelta, ToolCall, ToolCallDelta, ToolSpec
@@ -81,8 +82,14 @@ FakeReply: TypeAlias = Any
 BaseException | Callable[[FakeRequest], FakeReply]."""
 
 
-class FakeLLMExhaustedError(AssertionError):
-    """The script ran out: the code under test made more calls than the test expected."""
+class FakeLLMExhaustedError(AssertionError, CrewGraphError):
+    """The script ran out: the code under test made more calls than the test expected.
+
+    Final (``retryable=False``) and a CrewGraphError, so a crew run raises it as it is
+    instead of retrying the step and wrapping it.
+    """
+
+    retryable = False
 
 
 class FakeLLM(BaseLLM):

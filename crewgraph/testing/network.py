@@ -43,6 +43,14 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
 def _check(sock: socket.socket, address: Any) -> None:
     if sock.family not in (socket.AF_INET, socket.AF_INET6):
         return  # Unix sockets, netlink...: local by nature
@@ -73,8 +81,26 @@ def _install() -> None:
     setattr(socket.socket, "connect", connect)  # noqa: B010 - patching a C-typed method
     setattr(socket.socket, "connect_ex", connect_ex)  # noqa: B010
 
+    original_getaddrinfo = socket.getaddrinfo
+    _originals["getaddrinfo"] = original_getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        # Refuse name lookups too: where DNS is down, a client would otherwise retry
+        # the lookup error for seconds before the connect guard ever runs.
+        if isinstance(host, bytes):
+            host = host.decode(errors="replace")
+        if host is not None and not _is_loopback(str(host)) and not _is_ip(str(host)):
+            raise NetworkBlockedError(
+                f"network access blocked by crewgraph.testing: name lookup of {host!r} refused "
+                "(only loopback is allowed in tests; mark the test with @pytest.mark.allow_network)"
+            )
+        return original_getaddrinfo(host, *args, **kwargs)
+
+    socket.getaddrinfo = getaddrinfo
+
 
 def _uninstall() -> None:
+    socket.getaddrinfo = _originals.pop("getaddrinfo")
     setattr(socket.socket, "connect", _originals.pop("connect"))  # noqa: B010
     setattr(socket.socket, "connect_ex", _originals.pop("connect_ex"))  # noqa: B010
 

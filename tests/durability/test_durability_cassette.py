@@ -174,3 +174,9 @@ def test_crew_llm_can_be_a_recording_from_the_llm_package(tmp_path: Path) -> Non
     first = Crew(agents=[agent], tasks=tasks, llm=cassette(tape, FakeLLM(["1", "2"]))).kickoff()
     again = Crew(agents=[agent], tasks=tasks, llm=cassette(tape)).kickoff()
     assert again.raw == first.raw == "2"
+
+
+def test_cassette_false_opts_out_of_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(CASSETTE_ENV, str(tmp_path / "tape.jsonl"))
+    assert CassetteConfig.coerce(None) is not None
+    assert CassetteConfig.coerce(False) is None

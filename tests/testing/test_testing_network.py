@@ -23,6 +23,7 @@ def _connect(address: tuple[str, int], family: int = socket.AF_INET) -> None:
         sock.close()
 
 
+@pytest.mark.allow_network  # checks the guard is off again afterwards
 def test_blocks_remote_ipv4_and_ipv6_and_hostnames() -> None:
     with network_blocked():
         with pytest.raises(NetworkBlockedError, match=r"10\.255\.255\.1:9"):
@@ -46,6 +47,7 @@ def test_loopback_is_allowed() -> None:
         _connect(("localhost", server.port))
 
 
+@pytest.mark.allow_network  # checks the guard is off again afterwards
 def test_nesting() -> None:
     with network_blocked():
         with network_blocked():
@@ -62,3 +64,11 @@ def test_llm_fails_fast_with_the_reason() -> None:
         llm.call("hi", emit=events.append)
     assert events == []  # a refused permission is not retried
     assert "gave up" not in str(info.value)
+
+
+def test_name_lookups_are_refused_but_loopback_names_resolve() -> None:
+    with network_blocked():
+        with pytest.raises(NetworkBlockedError, match="name lookup of 'example.com'"):
+            socket.getaddrinfo("example.com", 443)
+        assert socket.getaddrinfo("localhost", 80)
+        assert socket.getaddrinfo("10.1.2.3", 80)  # literal addresses are checked at connect

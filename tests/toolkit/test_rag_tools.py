@@ -177,3 +177,13 @@ def test_toolkit_exports_rag_tools() -> None:
     import crewgraph.toolkit as toolkit
 
     assert toolkit.TXTSearchTool is TXTSearchTool and toolkit.RagTool is RagTool
+
+
+def test_rag_tool_accepts_a_plain_embedder_callable(tmp_path: Path) -> None:
+    from crewgraph.testing import FakeEmbedder
+    from crewgraph.toolkit import TXTSearchTool
+
+    doc = tmp_path / "notes.txt"
+    doc.write_text("The staging server listens on port 8080.\n\nLunch is at noon.")
+    tool = TXTSearchTool(txt=str(doc), config={"embedder": FakeEmbedder(), "storage": str(tmp_path / "idx")})
+    assert "8080" in tool.run(search_query="which port does staging use")

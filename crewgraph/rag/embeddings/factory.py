@@ -42,13 +42,16 @@ def _ollama_base(url: str | None) -> str:
     return base + "/v1"
 
 
-def build_embedder(spec: dict[str, Any] | None) -> Embedder:
-    """The embedder for ``spec`` (``None`` or ``{}``: the offline ONNX default)."""
+def build_embedder(spec: dict[str, Any] | Embedder | None) -> Embedder:
+    """The embedder for ``spec`` (``None`` or ``{}``: the offline ONNX default; a callable
+    ``list[str] -> list[list[float]]`` is used as it is, as ``Memory(embedder=...)`` accepts)."""
     from crewgraph.rag.embeddings.onnx_minilm import MiniLMEmbedder, default_embedder
     from crewgraph.rag.embeddings.openai_compat import OpenAICompatibleEmbedder
 
     if not spec:
         return default_embedder()
+    if callable(spec):
+        return spec
     if not isinstance(spec, dict):
         raise TypeError(f"an embedder config must be a dict like {{'provider': ..., 'config': ...}}, got {type(spec).__name__}")
     provider = str(spec.get("provider") or "").strip().lower().replace("_", "-")
