@@ -68,7 +68,7 @@ def test_llm_fails_fast_with_the_reason() -> None:
 
 def test_name_lookups_are_refused_but_loopback_names_resolve() -> None:
     with network_blocked():
-        with pytest.raises(NetworkBlockedError, match="name lookup of 'example.com'"):
+        with pytest.raises(NetworkBlockedError, match=r"name lookup of 'example\.com'"):
             socket.getaddrinfo("example.com", 443)
         assert socket.getaddrinfo("localhost", 80)
         assert socket.getaddrinfo("10.1.2.3", 80)  # literal addresses are checked at connect
