@@ -20,7 +20,7 @@ from crewgraph.llm._clients import LoopClients, preload
 from crewgraph.llm._retry import RetrySettings, call_with_retries, stream_broken
 from crewgraph.llm._stream import StreamAssembler
 from crewgraph.llm.base import BaseLLM
-from crewgraph.llm.rate_limit import RPMLimiter
+from crewgraph.llm.rate_limit import shared_limiter
 from crewgraph.llm.structured import (
     StructuredMode,
     create_structured,
@@ -67,7 +67,8 @@ class LLM(BaseLLM):
     ``max_retries`` counts HTTP retries of transient failures (see
     ``crewgraph.llm._retry``); ``retry_initial_delay``/``retry_max_delay`` tune
     the backoff and ``retry_after_max`` caps server-requested waits.
-    ``max_rpm`` throttles this instance with an :class:`RPMLimiter`.
+    ``max_rpm`` throttles calls with an :class:`RPMLimiter` shared by every client of the
+    same model and endpoint (they draw on one provider quota).
     ``structured_mode`` picks how ``response_model`` is obtained (see
     :data:`crewgraph.llm.structured.StructuredMode`); ``validation_retries``
     bounds how often a validation error is fed back. Any other keyword
@@ -118,7 +119,7 @@ class LLM(BaseLLM):
             max_delay=retry_max_delay,
             retry_after_max=retry_after_max,
         )
-        self.rate_limiter = RPMLimiter(max_rpm)
+        self.rate_limiter = shared_limiter(self.rate_limit_key, max_rpm)
         self._unsupported_modes: set[str] = set()
         self._clients = LoopClients(self._new_client)
 
@@ -137,7 +138,7 @@ class LLM(BaseLLM):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.rate_limiter = RPMLimiter(self.max_rpm)
+        self.rate_limiter = shared_limiter(self.rate_limit_key, self.max_rpm)
         self._clients = LoopClients(self._new_client)
 
     # -- configuration --------------------------------------------------------

@@ -26,7 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-__all__ = ["RPMLimiter"]
+__all__ = ["RPMLimiter", "shared_limiter"]
 
 
 class RPMLimiter:
@@ -107,3 +107,20 @@ class RPMLimiter:
 
     def __repr__(self) -> str:
         return f"RPMLimiter(max_rpm={self.max_rpm!r}, period={self.period!r})"
+
+
+_SHARED: dict[tuple[str, int | None], RPMLimiter] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_limiter(key: str, max_rpm: int | None) -> RPMLimiter:
+    """The process-wide limiter for ``key`` (a model + endpoint) at ``max_rpm``.
+
+    Two clients for the same model on the same server draw on one provider quota,
+    so they share one window instead of each allowing ``max_rpm``.
+    """
+    with _SHARED_LOCK:
+        limiter = _SHARED.get((key, max_rpm))
+        if limiter is None:
+            limiter = _SHARED[(key, max_rpm)] = RPMLimiter(max_rpm)
+        return limiter

@@ -93,3 +93,13 @@ def test_invalid_arguments() -> None:
         RPMLimiter(-1)
     with pytest.raises(ValueError):
         RPMLimiter(5, period=0)
+
+
+def test_clients_of_one_model_and_endpoint_share_a_window() -> None:
+    from crewgraph.llm import LLM
+
+    a = LLM(model="m", base_url="http://127.0.0.1:9/v1", max_rpm=7)
+    b = LLM(model="m", base_url="http://127.0.0.1:9/v1", max_rpm=7)
+    c = LLM(model="other", base_url="http://127.0.0.1:9/v1", max_rpm=7)
+    assert a.rate_limiter is b.rate_limiter
+    assert a.rate_limiter is not c.rate_limiter
