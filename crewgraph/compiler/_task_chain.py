@@ -56,6 +56,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         agent_backstory=agent.backstory,
         system_template=agent.system_template,
         llm=agent.llm if agent.llm is not None else getattr(crew, "llm", None),
+        function_calling_llm=agent.function_calling_llm,
         tools=tuple(tools),
         max_iter=agent.max_iter,
         context_nodes=tuple(context_nodes),

@@ -5,6 +5,12 @@ returns ``spawn=[ToolCallNode...]`` and its conversation as ``resume``; the
 scheduler runs the tool calls (concurrently) and calls ``run`` again with
 their outcomes in ``ctx.spawned``. ``max_iter`` bounds the tool loop: when it
 is reached the model is asked, without tools, for its final answer.
+
+Models without native tool calling (``supports_function_calling()`` False, or
+a server that rejects ``tools``) get the text protocol of
+:mod:`crewgraph.nodes._text_tools` instead: the tools are described in the
+system prompt, an ``Action:``/``Action Input:`` reply is run as the same
+spawned ``ToolCallNode`` and its result comes back as ``Observation: ...``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.policies import RetryPolicy
 from crewgraph.ids import slugify
+from crewgraph.llm.types import ToolCall
+from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import MAX_ITER_MESSAGE, format_context, system_prompt, task_prompt
 from crewgraph.nodes._stream import chunk_forwarder
@@ -39,6 +47,10 @@ class _Loop:
     tool_failures: list[Any] = field(default_factory=list)
     pending: list[Any] = field(default_factory=list)
     forced_final: bool = False
+    text_mode: bool = False
+    """Tools go through the text protocol (the model cannot take ``tools``) for the rest of the step."""
+    corrected: bool = False
+    """The last reply broke the text protocol and was answered with the corrective message."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,6 +67,9 @@ class AgentStepNode(Node):
     agent_backstory: str = ""
     system_template: str | None = None
     llm: Any = None
+    function_calling_llm: Any = None
+    """The agent's ``function_calling_llm``: when set, it makes every turn that offers tools
+    (natively or through the text protocol); ``llm`` makes the turns without tools."""
     tools: tuple[Any, ...] = ()
     max_iter: int = 25
     context_nodes: tuple[str, ...] = ()
@@ -82,21 +97,41 @@ class AgentStepNode(Node):
             final = self._absorb_tools(loop, ctx)
             if final is not None:
                 return self._finish(ctx, loop, final, step_usage)
-        llm = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
-        specs = [t.to_spec() for t in self.tools] if self.tools and not loop.forced_final else None
-        if specs and loop.iteration >= self.max_iter:
-            loop.messages.append({"role": "user", "content": MAX_ITER_MESSAGE})
+        tool_turn = bool(self.tools) and not loop.forced_final
+        if tool_turn and loop.iteration >= self.max_iter:
+            forced = text_tools.forced_final_message(MAX_ITER_MESSAGE) if loop.text_mode else MAX_ITER_MESSAGE
+            loop.messages.append({"role": "user", "content": forced})
             loop.forced_final = True
-            specs = None
+            tool_turn = False
+        own = self.function_calling_llm if tool_turn and self.function_calling_llm is not None else self.llm
+        llm = resolve_llm(own, ctx, f"task {self.task_name!r}")
+        if tool_turn and not loop.text_mode and not llm.supports_function_calling():
+            self._text_mode(loop)
+        specs = [t.to_spec() for t in self.tools] if tool_turn and not loop.text_mode else None
         stream = None
         if ctx.state.stream is not None:  # only a streaming run asks the model to stream
             stream = chunk_forwarder(
                 ctx, model=llm.model, task_name=self.task_name, agent_role=interpolate(self.agent_role, ctx.inputs)
             )
-        reply = await call_llm(ctx, llm, loop.messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream)
+        messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
+        try:
+            reply = await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream)
+        except Exception as exc:
+            if not specs or not text_tools.is_tools_unsupported(exc, llm):
+                raise
+            # The server refuses tools: switch this step to the text protocol and ask again.
+            self._text_mode(loop)
+            specs = None
+            reply = await call_llm(ctx, llm, loop.messages, tools=None, rpm_keys=self.rpm_keys, stream=stream)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
         self._callbacks(reply)
+        if loop.text_mode and tool_turn:
+            return await self._text_turn(ctx, loop, reply.content or "", step_usage)
+        if loop.text_mode:
+            answer = text_tools.final_answer_text(reply.content or "")
+            loop.messages.append({"role": "assistant", "content": reply.content or ""})
+            return await self._answered(ctx, loop, answer, step_usage)
         if reply.tool_calls and specs:
             loop.iteration += 1
             loop.messages.append(reply.assistant_message())
@@ -107,12 +142,49 @@ class AgentStepNode(Node):
         if reply.parsed is not None and not answer:
             answer = reply.parsed.model_dump_json()
         loop.messages.append({"role": "assistant", "content": answer})
+        return await self._answered(ctx, loop, answer, step_usage)
+
+    async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
+        """The model gave its final answer (already in ``loop.messages``): ask the human, if the
+        task wants that, else finish."""
         if self.human_input:
             feedback = await self._ask_human(ctx, answer)
             if feedback:
                 loop.messages.append({"role": "user", "content": f"Human feedback on your answer: {feedback}"})
                 return await self._again(ctx, loop, step_usage)
         return self._finish(ctx, loop, answer, step_usage)
+
+    # ------------------------------------------------------------------ text protocol
+    def _text_mode(self, loop: _Loop) -> None:
+        """Switch the step to the text protocol: tools described in the system prompt, native
+        tool messages so far rewritten as text (a server without tools may reject them)."""
+        loop.text_mode = True
+        specs = [t.to_spec() for t in self.tools]
+        loop.messages = text_tools.with_tools_prompt(text_tools.text_history(loop.messages), specs)
+
+    async def _text_turn(self, ctx: NodeContext, loop: _Loop, content: str, step_usage: UsageMetrics) -> NodeResult:
+        """Act on a text-protocol reply: spawn the tool call it names, finish on its final answer,
+        or send the corrective message once (an iteration); a second bad reply in a row is
+        taken as the final answer, since insisting again rarely helps a model that ignores the format."""
+        parsed = text_tools.parse_reply(content)
+        if isinstance(parsed, text_tools.TextAction):
+            loop.corrected = False
+            loop.iteration += 1
+            loop.messages.append({"role": "assistant", "content": parsed.text})
+            call = ToolCall(id=f"text_{loop.iteration}", name=parsed.tool, arguments=parsed.arguments)
+            children = self._tool_nodes([call], loop.iteration)
+            loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
+            return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        loop.messages.append({"role": "assistant", "content": content})
+        if isinstance(parsed, text_tools.TextFinal):
+            return await self._answered(ctx, loop, parsed.answer, step_usage)
+        if loop.corrected:
+            return await self._answered(ctx, loop, text_tools.final_answer_text(content), step_usage)
+        loop.corrected = True
+        loop.iteration += 1
+        names = [t.to_spec().name for t in self.tools]
+        loop.messages.append({"role": "user", "content": text_tools.corrective_message(parsed.problem, names)})
+        return await self._again(ctx, loop, step_usage)
 
     # ------------------------------------------------------------------ steps
     def _start(self, ctx: NodeContext) -> _Loop:
@@ -222,7 +294,10 @@ class AgentStepNode(Node):
         for node_id, call_id, name in loop.pending:
             outcome = ctx.spawned.get(node_id)
             text = getattr(outcome, "text", str(outcome))
-            loop.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": text})
+            if loop.text_mode:
+                loop.messages.append(text_tools.observation_message(text))
+            else:
+                loop.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": text})
             failure = getattr(outcome, "failure", None)
             if failure is not None:
                 loop.tool_failures.append(failure)

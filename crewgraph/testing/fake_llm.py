@@ -110,6 +110,10 @@ class FakeLLM(BaseLLM):
     accounting is testable. ``latency`` seconds are awaited per call. Safe for
     concurrent tasks and threads.
 
+    ``function_calling=False`` makes :meth:`supports_function_calling` False, so
+    agent steps use the text tool protocol; scripted tool calls are then
+    replied as ``Action: <name>`` / ``Action Input: <JSON>`` text.
+
     Streaming (``on_chunk=...`` or ``stream=True``, without ``response_model``)
     is served like a real server does: text word by word, each tool call as its
     name and then argument fragments, with a yield to the event loop between
@@ -234,6 +238,9 @@ class FakeLLM(BaseLLM):
             raise TypeError(f"FakeLLM cannot reply with {type(item).__name__}: {item!r}")
         if request.response_model is not None and parsed is None and not calls:
             parsed = parse_model_output(content, request.response_model)
+        if calls and not self._function_calling:
+            # A model without tool calling can only *write* a call: the text protocol's format.
+            content, calls = _as_action_text(content, calls), []
         tool_calls = [self._tool_call(c) for c in calls]
         return LLMResponse(
             content=content,
@@ -261,6 +268,13 @@ async def _stream(response: LLMResponse, on_chunk: OnChunk) -> None:
         for piece in argument_pieces(call.arguments):
             on_chunk(StreamDelta(tool_call=ToolCallDelta(index=index, id=call.id, name=call.name, arguments=piece)))
         await asyncio.sleep(0)
+
+
+def _as_action_text(content: str | None, calls: list[FakeToolCall]) -> str:
+    """Scripted tool calls as a text-protocol model writes them (``Action:``/``Action Input:``),
+    so one script drives an agent whether or not the fake does function calling."""
+    actions = [f"Action: {call.name}\nAction Input: {call.arguments_json()}" for call in calls]
+    return "\n".join([content, *actions] if content else actions)
 
 
 def _as_tool_call(value: Any) -> FakeToolCall:
