@@ -62,8 +62,10 @@ __all__ = [
     "final_answer_text",
     "forced_final_message",
     "is_tools_unsupported",
+    "known_text_only",
     "observation_message",
     "parse_reply",
+    "remember_text_only",
     "text_history",
     "tools_prompt",
     "with_tools_prompt",
@@ -323,3 +325,23 @@ def is_tools_unsupported(exc: BaseException, llm: Any) -> bool:
     if not isinstance(exc, LLMError):
         return False
     return not llm.supports_function_calling() or _UNSUPPORTED.search(str(exc)) is not None
+
+
+_TEXT_ONLY_KEY = "text_tool_models"
+"""``RunState.extras`` key: the ``rate_limit_key``s of models that rejected tools in this run."""
+
+
+def remember_text_only(extras: dict[str, Any], llm: Any) -> None:
+    """Note for the rest of the run that this model (endpoint and name) rejected tools.
+
+    The real client remembers by itself, but a model given by name is a new
+    client in every step, a custom client may not remember, and a replayed
+    cassette answers from the tape; without this each step would send one
+    rejected request first (and a replay would not match the recording).
+    """
+    extras.setdefault(_TEXT_ONLY_KEY, set()).add(llm.rate_limit_key)
+
+
+def known_text_only(extras: dict[str, Any], llm: Any) -> bool:
+    """True when this model rejected tools earlier in the run (see :func:`remember_text_only`)."""
+    return llm.rate_limit_key in extras.get(_TEXT_ONLY_KEY, ())

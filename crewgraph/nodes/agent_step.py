@@ -105,7 +105,9 @@ class AgentStepNode(Node):
             tool_turn = False
         own = self.function_calling_llm if tool_turn and self.function_calling_llm is not None else self.llm
         llm = resolve_llm(own, ctx, f"task {self.task_name!r}")
-        if tool_turn and not loop.text_mode and not llm.supports_function_calling():
+        if tool_turn and not loop.text_mode and (
+            not llm.supports_function_calling() or text_tools.known_text_only(ctx.state.extras, llm)
+        ):
             self._text_mode(loop)
         specs = [t.to_spec() for t in self.tools] if tool_turn and not loop.text_mode else None
         stream = None
@@ -119,7 +121,8 @@ class AgentStepNode(Node):
         except Exception as exc:
             if not specs or not text_tools.is_tools_unsupported(exc, llm):
                 raise
-            # The server refuses tools: switch this step to the text protocol and ask again.
+            # The server refuses tools: switch this step (and later ones on this model) to text.
+            text_tools.remember_text_only(ctx.state.extras, llm)
             self._text_mode(loop)
             specs = None
             reply = await call_llm(ctx, llm, loop.messages, tools=None, rpm_keys=self.rpm_keys, stream=stream)

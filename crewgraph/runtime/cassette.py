@@ -181,7 +181,11 @@ class TapedLLM(BaseLLM):
         return self._inner
 
     def supports_function_calling(self) -> bool:
-        return True if self.tape.replaying else self.inner.supports_function_calling()
+        """A client object answers for itself, replaying or not (asking makes no call), so a
+        text-protocol run replays as it was recorded; a bare model name would be a fresh ``LLM``."""
+        if isinstance(self._inner, BaseLLM):
+            return self._inner.supports_function_calling()
+        return True
 
     async def acall(
         self,

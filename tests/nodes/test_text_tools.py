@@ -285,6 +285,39 @@ def test_server_rejecting_tools_switches_the_step_to_text() -> None:
     assert len(failed) == 1 and failed[0].info.get("status_code") == 400
 
 
+def test_a_text_protocol_run_replays_from_its_cassette(tmp_path: Any) -> None:
+    def build(llm: Any) -> Crew:
+        agent = Agent(role="Calc", goal="multiply", tools=[multiply], llm=llm)
+        tasks = [Task(description="2*21", expected_output="n", agent=agent),
+                 Task(description="3*3", expected_output="n", agent=agent)]
+        return Crew(agents=[agent], tasks=tasks, cassette=str(tmp_path / "run.jsonl"))
+
+    replies = [action("Multiply", {"a": 2, "b": 21}), "Final Answer: 42", action("Multiply", {"a": 3, "b": 3}),
+               "Final Answer: 9"]
+    with OpenAICompatServer(replies, supports_tools=False) as server:
+        recorded = build(_llm_for(server)).kickoff()
+        dead_url = server.base_url
+    replayed = build(LLM(model="test-model", base_url=dead_url, api_key="k")).kickoff()  # no server now
+    assert [t.raw for t in replayed.tasks_output] == [t.raw for t in recorded.tasks_output] == ["42", "9"]
+    fake = build(FakeLLM([FakeToolCall("Multiply", {"a": 2, "b": 21}), "Final Answer: 42",
+                          FakeToolCall("Multiply", {"a": 3, "b": 3}), "Final Answer: 9"], function_calling=False))
+    (tmp_path / "run.jsonl").unlink()
+    assert fake.kickoff().raw == "9"
+    assert build(FakeLLM([], function_calling=False)).kickoff().raw == "9"  # replayed, not called
+
+
+def test_a_model_that_rejected_tools_is_text_only_for_the_rest_of_the_run() -> None:
+    """A custom client that does not remember the rejection is still asked only once with tools."""
+    llm = FakeLLM([LLMError("this model does not support tools", status_code=400), "Final Answer: 1",
+                   "Final Answer: 2"])
+    agent = Agent(role="Calc", goal="multiply", tools=[multiply], llm=llm)
+    tasks = [Task(description="one", expected_output="n", agent=agent),
+             Task(description="two", expected_output="n", agent=agent)]
+    out = Crew(agents=[agent], tasks=tasks).kickoff()
+    assert [t.raw for t in out.tasks_output] == ["1", "2"]
+    assert [c.tool_names for c in llm.calls] == [["Multiply"], [], []]
+
+
 def test_custom_client_error_saying_tools_are_unsupported_falls_back() -> None:
     llm = FakeLLM([LLMError("this model does not support tools", status_code=400), "Final Answer: 7"])
     result = run_node(step(), inputs={"x": 1}, llm=llm)
