@@ -31,7 +31,8 @@ Parsing rules (documented in ``docs/llm.md``):
   the model made up) is dropped, because the model has to see the real
   observation first.
 - ``Action Input`` is read up to the next label: a JSON object, bare or in a
-  fenced code block, with any trailing text ignored. A missing or empty
+  fenced code block (a Python dict literal such as ``{'a': 1}`` is accepted
+  too), with any trailing text ignored. A missing or empty
   input (or ``None``) means ``{}``. An input that is not a JSON object is
   passed on verbatim, so the tool node answers with its usual "invalid
   arguments" message and the tool's schema, as it does for native calls.
