@@ -7,8 +7,9 @@ The public namespace is curated here. Names are loaded on first access so
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from crewgraph._internal.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from crewgraph.checkpoint import CheckpointConfig
@@ -83,13 +84,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'crewgraph' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

@@ -7,8 +7,9 @@ flow compiler.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from crewgraph._internal.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from crewgraph.compiler.crew_compiler import TaskPlan, compile_crew, task_key
@@ -49,10 +50,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'crewgraph.compiler' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

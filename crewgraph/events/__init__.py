@@ -9,8 +9,9 @@ Subscribe with ``@crewgraph_event_bus.on(TaskCompletedEvent)``; handlers get
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from crewgraph._internal.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from crewgraph.events.agent_events import (
@@ -161,10 +162,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'crewgraph.events' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

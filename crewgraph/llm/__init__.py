@@ -6,9 +6,9 @@ on the first real call. ``crewgraph.testing.FakeLLM`` scripts replies for tests.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from crewgraph._internal.lazy import lazy_getattr
 from crewgraph.llm.base import BaseLLM
 
 if TYPE_CHECKING:
@@ -72,10 +72,4 @@ def as_llm(value: str | BaseLLM | None) -> BaseLLM | None:
     )
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'crewgraph.llm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -9,9 +9,9 @@ module), so importing the kit does not pull in the scheduler. The pytest fixture
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from crewgraph._internal.lazy import lazy_getattr
 from crewgraph.testing.fake_embedder import FakeEmbedder
 from crewgraph.testing.fake_llm import (
     FakeLLM,
@@ -62,10 +62,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'crewgraph.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY)
