@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 from memory_helpers import WordHashEmbedder, explicit
 
-from crewgraph.memory import EmbeddingDimensionMismatchError, Memory, StorageLockedError
+from crewgraph.memory import (
+    EmbeddingDimensionMismatchError,
+    Memory,
+    MemoryStorageError,
+    StorageLockedError,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,6 +137,58 @@ def test_dimension_mismatch_then_reset(store_dir: Path) -> None:
         assert [r.content for r in second.list_records()] == ["made with 32 dims"]
     finally:
         second.close()
+
+
+def test_storage_that_cannot_be_a_directory_is_named(store_dir: Path) -> None:
+    a_file = store_dir / "notes.txt"
+    a_file.write_text("not a store")
+    memory = Memory(storage=str(a_file), embedder=WordHashEmbedder(), llm=None)
+    with pytest.raises(MemoryStorageError, match=r"must name a directory.*notes\.txt is a file"):
+        memory.remember("x", **explicit())
+    below_a_file = Memory(storage=str(a_file / "mem"), embedder=WordHashEmbedder(), llm=None)
+    with pytest.raises(MemoryStorageError, match="cannot create the memory store directory"):
+        below_a_file.recall("x", depth="shallow")
+
+
+@pytest.mark.parametrize("damage", ["metadata", "shard"])
+def test_a_damaged_store_says_so_and_reset_repairs_it(store_dir: Path, damage: str) -> None:
+    path = store_dir / "store"
+    first = Memory(storage=str(path), embedder=WordHashEmbedder(), llm=None)
+    first.remember("before the damage", **explicit())
+    first.close()
+    if damage == "metadata":
+        (path / "crewgraph_memory.json").write_text("{")
+    else:
+        for file in (path / "shard").rglob("*"):
+            if file.is_file():
+                file.write_bytes(b"junk")
+    memory = Memory(storage=str(path), embedder=WordHashEmbedder(), llm=None)
+    try:
+        with pytest.raises(MemoryStorageError) as err:
+            memory.recall("anything", depth="shallow")
+        message = str(err.value)
+        assert str(path) in message and f"reset-memories -m --storage-path {path}" in message
+        with pytest.raises(MemoryStorageError):  # every use, not only the first
+            memory.remember("still damaged", **explicit())
+        memory.reset()  # the advertised repair works on the damaged store itself
+        memory.remember("after the reset", **explicit())
+        assert [r.content for r in memory.list_records()] == ["after the reset"]
+    finally:
+        memory.close()
+
+
+def test_an_unreachable_qdrant_server_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qdrant_client.qdrant_remote import QdrantRemote
+
+    # qdrant-client checks the server version in a background thread that would warn later,
+    # during another test; this test is about our error, so skip that check.
+    monkeypatch.setattr(QdrantRemote, "_check_compatibility", staticmethod(lambda *a, **k: None))
+    memory = Memory(storage="http://127.0.0.1:9", embedder=WordHashEmbedder(), llm=None)
+    try:
+        with pytest.raises(MemoryStorageError, match=r"Qdrant server at http://127\.0\.0\.1:9.*Is it running"):
+            memory.recall("anything", depth="shallow")
+    finally:
+        memory.close()
 
 
 def test_lock_error_type_is_exported() -> None:

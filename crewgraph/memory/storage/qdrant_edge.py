@@ -54,6 +54,9 @@ class _SharedShard:
         self.refs = 0
         self.shard: Any = None
         self.size: int | None = None
+        self.broken: tuple[str, BaseException] | None = None
+        """Why the store on disk could not be loaded (message, cause): every use raises it,
+        except a reset, which is how a damaged store is repaired."""
         self._lock_file: Any = None
 
     @property
@@ -61,7 +64,7 @@ class _SharedShard:
         return self.root / "shard"
 
     def open(self, timeout: float) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
+        self._make_root()
         self._lock_process(timeout)
         try:
             meta = self._read_meta()
@@ -70,9 +73,38 @@ class _SharedShard:
 
                 self.shard = EdgeShard.load(str(self.shard_path))
                 self.size = int(meta["vector_size"])
+        except MemoryStorageError as exc:
+            self.broken = (str(exc), exc)
+        except Exception as exc:  # qdrant-edge reports a damaged shard as a bare Exception
+            self.broken = (
+                f"the memory store at {self.root} could not be loaded, it looks damaged "
+                f"({type(exc).__name__}: {exc}). {_reset_hint(self.root)}",
+                exc,
+            )
         except BaseException:
             self._unlock_process()
             raise
+
+    def _make_root(self) -> None:
+        """Create the store directory, or say plainly why ``storage=`` cannot be one."""
+        if self.root.exists() and not self.root.is_dir():
+            raise MemoryStorageError(
+                f"Memory(storage=...) must name a directory, but {self.root} is a file. Give a "
+                "directory path (it is created if missing), a Qdrant URL or ':memory:'."
+            )
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise MemoryStorageError(
+                f"cannot create the memory store directory {self.root}: {exc.strerror or exc}. Give "
+                "Memory(storage=...) a writable directory, or set CREWGRAPH_STORAGE_DIR."
+            ) from exc
+
+    def check(self) -> None:
+        """Raise the load error of a damaged store (a fresh exception per use)."""
+        if self.broken is not None:
+            message, cause = self.broken
+            raise MemoryStorageError(message) from cause
 
     def _read_meta(self) -> dict[str, Any] | None:
         path = self.root / _META
@@ -83,8 +115,7 @@ class _SharedShard:
             int(meta["vector_size"])
         except (ValueError, KeyError, TypeError) as exc:
             raise MemoryStorageError(
-                f"the memory store metadata {path} is unreadable ({exc}); delete the directory "
-                f"{self.root} (or run `crewgraph reset-memories -m`) to start over"
+                f"the memory store metadata {path} is unreadable ({exc}). {_reset_hint(self.root)}"
             ) from exc
         return meta
 
@@ -122,6 +153,7 @@ class _SharedShard:
         if self.shard_path.exists():
             shutil.rmtree(self.shard_path)
         self.size = None
+        self.broken = None
 
     def _close_shard(self) -> None:
         if self.shard is not None:
@@ -174,6 +206,13 @@ class _SharedShard:
                 fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
             self._lock_file.close()
         self._lock_file = None
+
+
+def _reset_hint(root: Path) -> str:
+    return (
+        f"To start over, run `crewgraph reset-memories -m --storage-path {root}`, call "
+        f"Memory(storage={str(root)!r}).reset(), or delete the directory {root}."
+    )
 
 
 _REGISTRY: dict[str, _SharedShard] = {}
@@ -273,6 +312,7 @@ class QdrantEdgeStorage(QdrantStorageBase):
     def _run(self, fn: Any) -> Any:
         shared = self._handle()
         with shared.lock:
+            shared.check()
             return fn(shared)
 
     def close(self) -> None:
@@ -360,4 +400,7 @@ class QdrantEdgeStorage(QdrantStorageBase):
         return out
 
     def _drop(self) -> None:
-        self._run(lambda s: s.drop())
+        # No damage check here: dropping is how a store that cannot be loaded is repaired.
+        shared = self._handle()
+        with shared.lock:
+            shared.drop()

@@ -20,6 +20,7 @@ from crewgraph.memory.storage._qdrant_base import (
     Cond,
     QdrantStorageBase,
 )
+from crewgraph.memory.storage.backend import MemoryStorageError
 
 __all__ = ["QdrantServerStorage"]
 
@@ -91,13 +92,23 @@ class QdrantServerStorage(QdrantStorageBase):
 
     # -- primitives ---------------------------------------------------------------
     def _vector_size(self) -> int | None:
+        # Every operation asks this first, so an unreachable server is reported here, once,
+        # naming the URL -- not as a bare connection error from deep inside qdrant-client.
         with self._lock:
             if not self._size_known:
                 self._size = None
-                if self.client.collection_exists(self.collection):
-                    params = self.client.get_collection(self.collection).config.params.vectors
-                    vec = params.get(VECTOR_NAME) if isinstance(params, dict) else params
-                    self._size = int(vec.size) if vec is not None else None
+                try:
+                    if self.client.collection_exists(self.collection):
+                        params = self.client.get_collection(self.collection).config.params.vectors
+                        vec = params.get(VECTOR_NAME) if isinstance(params, dict) else params
+                        self._size = int(vec.size) if vec is not None else None
+                except Exception as exc:
+                    raise MemoryStorageError(
+                        f"cannot use the Qdrant server at {self._where}: {type(exc).__name__}: {exc}. "
+                        "Is it running (docker run -p 6333:6333 qdrant/qdrant) and is the URL/API key right "
+                        "(CREWGRAPH_QDRANT_URL, CREWGRAPH_QDRANT_API_KEY)? Without a URL, Memory() uses the "
+                        "embedded store."
+                    ) from exc
                 self._size_known = True
             return self._size
 
