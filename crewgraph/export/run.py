@@ -5,6 +5,13 @@ failed red, cancelled/skipped grey, restored from a checkpoint blue, still
 pending white. Each label adds what happened: duration, tokens, retries and
 the first words of an error. Tool calls an agent step made appear as child
 nodes joined to their parent step by bold "called" edges.
+
+A tool call that failed under a ``warn``/``ignore`` policy *completed* as a
+node (the model got the failure as its tool result and the run went on), so
+its status stays ``completed``; but a failure the run survived is exactly what
+a reader of the picture looks for, so such a call (``info["failed"]``) gets a
+red dashed outline, a "tool failure" line with its error when the record has
+one, and a ``tool_failures`` count in the JSON totals.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ if TYPE_CHECKING:
 
     from crewgraph.graph.run_record import RunGraph, RunRecord
 
-__all__ = ["format_duration", "run_to_dot", "run_to_json"]
+__all__ = ["format_duration", "handled_failure", "run_to_dot", "run_to_json"]
 
 _ERROR_SNIPPET = 48
 _TOOLTIP_MAX = 600
@@ -84,13 +91,24 @@ def _stats(record: RunRecord) -> str:
     return " · ".join(parts)
 
 
+def handled_failure(record: RunRecord) -> str | None:
+    """The error of a call that failed but was handled (its policy let the run go on):
+    ``""`` when the record says it failed without saying why, None when it did not fail."""
+    if record.status != "completed" or not record.info.get("failed"):
+        return None
+    return str(record.error or record.info.get("error") or "")
+
+
 def _label(record: RunRecord) -> str:
     lines = _dot.label_lines(record.label or record.node_id, width=LABEL_WIDTH, max_len=LABEL_MAX)
     stats = _stats(record)
     if stats:
         lines.append(stats)
+    handled = handled_failure(record)
     if record.status == "failed" and record.error:
         lines.append(_dot.shorten(f"error: {record.error}", _ERROR_SNIPPET))
+    elif handled is not None:
+        lines.append(_dot.shorten(f"tool failure: {handled}" if handled else "(tool failure)", _ERROR_SNIPPET))
     elif record.status not in ("completed", "pending"):
         lines.append(f"({record.status})")
     return "\n".join(lines)
@@ -98,8 +116,13 @@ def _label(record: RunRecord) -> str:
 
 def _tooltip(record: RunRecord) -> str:
     text = f"{record.kind} {record.node_id}: {record.status}"
+    handled = handled_failure(record)
     if record.error:
         text += f"\n{record.error}"
+    elif handled:
+        text += f" (tool failure, handled)\n{handled}"
+    elif handled is not None:
+        text += " (tool failure, handled)"
     return text[:_TOOLTIP_MAX]
 
 
@@ -194,6 +217,8 @@ def run_to_dot(
         }
         if record.status == "failed":
             values.update({"color": "#b02a37", "penwidth": 2})
+        elif handled_failure(record) is not None:
+            values.update({"color": "#b02a37", "penwidth": 2, "style": f"{style.style},dashed"})
         lines.append(_dot.node_line(node_id, values))
     for u, v, data in ordered_edges(g, keep):
         lines.append(
@@ -239,5 +264,6 @@ def run_to_json(run_graph: RunGraph) -> dict[str, Any]:
             "tokens": sum(r.usage.total_tokens for r in records),
             "duration_ms": round(sum(r.duration_ms for r in records), 3),
             "retries": sum(max(0, r.attempts - r.executions) for r in records),
+            "tool_failures": sum(1 for r in records if handled_failure(r) is not None),
         },
     }

@@ -120,3 +120,16 @@ def test_render_executed_graph_to_svg(tmp_path: Path) -> None:
     text = Path(path).read_text()
     assert text.lstrip().startswith("<?xml") or "<svg" in text
     assert "LLM · fake" in text
+
+
+def test_a_tool_failure_the_run_survived_stands_out_in_the_graph() -> None:
+    """Under the default warn policy a raising tool completes as a node (the model reads the
+    error and goes on), yet the executed graph must still show that it failed."""
+    llm = FakeLLM([FakeToolCall("broken", {"q": "z"}), "data", "report"])
+    out = _crew(llm, [broken]).kickoff()
+    record = out.graph.record("t1_gather.agent.it1.0.broken")
+    assert record.status == "completed" and record.info["failed"] is True
+    assert len(out.tool_failures) == 1
+    line = next(x for x in out.graph.to_dot().splitlines() if x.startswith('  "t1_gather.agent.it1.0.broken" ['))
+    assert "tool failure" in line and "dashed" in line
+    assert out.graph.to_json()["totals"]["tool_failures"] == 1

@@ -12,7 +12,7 @@ from _export_graphs import AgentStep, make_run
 from crewgraph.export import run_to_dot, run_to_json
 from crewgraph.export.run import format_duration
 from crewgraph.export.styles import STATUS_COLOURS
-from crewgraph.graph import RunGraph
+from crewgraph.graph import RunGraph, RunRecord
 
 
 def _node_attrs(dot: str, node_id: str) -> str:
@@ -120,3 +120,30 @@ def test_node_without_record_is_pending() -> None:
 )
 def test_format_duration(ms: float, text: str) -> None:
     assert format_duration(ms) == text
+
+
+def _with_handled_failure(error: str | None) -> RunGraph:
+    """make_run() plus a tool call that failed under a warn policy (the node completed)."""
+    run = make_run()
+    info: dict[str, object] = {"tool": "lookup", "failed": True}
+    if error is not None:
+        info["error"] = error
+    record = RunRecord(
+        node_id="write:call3", kind="tool", label="lookup", status="completed", parent="write", info=info
+    )
+    run.graph.add_node("write:call3", record=record)
+    return run
+
+
+def test_handled_tool_failure_is_drawn_and_counted() -> None:
+    """A failure the policy handled keeps status completed but must still stand out."""
+    dot = run_to_dot(_with_handled_failure("Invalid arguments for tool 'lookup': field 'q' required"))
+    attrs = _node_attrs(dot, "write:call3")
+    assert f'fillcolor="{STATUS_COLOURS["completed"]}"' in attrs  # it did complete
+    assert 'style="filled,dashed"' in attrs and 'color="#b02a37"' in attrs
+    assert "tool failure: Invalid arguments" in attrs
+    assert "(tool failure, handled)" in attrs  # tooltip
+    assert "tool failure" not in _node_attrs(dot, "write:call1")  # a plain success is unchanged
+    assert run_to_json(_with_handled_failure(None))["totals"]["tool_failures"] == 1
+    assert "(tool failure)" in _node_attrs(run_to_dot(_with_handled_failure(None)), "write:call3")
+    assert run_to_json(make_run())["totals"]["tool_failures"] == 0
