@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.run_context import current_run_id
+from crewgraph.errors import ConfigurationError
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
     CrewKickoffCompletedEvent,
@@ -190,18 +191,28 @@ def _console(crew: Crew, run_id: str) -> Any:
 
 
 def _write_output_file(task: Task, output: TaskOutput, inputs: dict[str, Any]) -> None:
+    """Write the task's output to its ``output_file``; an OS error becomes a ConfigurationError
+    naming the task, the field and the path (a bare ``IsADirectoryError`` names none of them)."""
     path = task.output_path(inputs)
     if path is None:
         return
-    if task.create_directory:
-        path.parent.mkdir(parents=True, exist_ok=True)
     if output.json_dict is not None:
         text = json.dumps(output.json_dict, indent=2, ensure_ascii=False)
     elif output.pydantic is not None:
         text = output.pydantic.model_dump_json(indent=2)
     else:
         text = output.raw
-    path.write_text(text, encoding="utf-8")
+    try:
+        if task.create_directory:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
+        hint = "" if task.create_directory else " (create_directory=False: the folder must exist)"
+        raise ConfigurationError(
+            f"task {output.name or task.display_name()!r}: cannot write its output_file "
+            f"{str(path)!r}: {exc.strerror or exc}{where}{hint}"
+        ) from exc
 
 
 def _task_done(crew: Crew, task: Task, output: TaskOutput, inputs: dict[str, Any], run_id: str) -> None:

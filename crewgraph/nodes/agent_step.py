@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from crewgraph._internal.interpolate import interpolate
+from crewgraph.errors import MaxIterationsError
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
 from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
@@ -30,7 +31,13 @@ from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
-from crewgraph.nodes._prompts import MAX_ITER_MESSAGE, format_context, system_prompt, task_prompt
+from crewgraph.nodes._prompts import (
+    MAX_ITER_MESSAGE,
+    NO_TOOLS_MESSAGE,
+    format_context,
+    system_prompt,
+    task_prompt,
+)
 from crewgraph.nodes._stream import chunk_forwarder
 from crewgraph.outputs import TaskOutput, UsageMetrics
 
@@ -51,6 +58,8 @@ class _Loop:
     """Tools go through the text protocol (the model cannot take ``tools``) for the rest of the step."""
     corrected: bool = False
     """The last reply broke the text protocol and was answered with the corrective message."""
+    refused_tools: bool = False
+    """The model already asked for tools on a turn that offered none and was told to answer."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,6 +141,8 @@ class AgentStepNode(Node):
         if loop.text_mode and tool_turn:
             return await self._text_turn(ctx, loop, reply.content or "", step_usage)
         if loop.text_mode:
+            if isinstance(text_tools.parse_reply(reply.content or ""), text_tools.TextAction):
+                return await self._tools_not_offered(ctx, loop, reply, step_usage)
             answer = text_tools.final_answer_text(reply.content or "")
             loop.messages.append({"role": "assistant", "content": reply.content or ""})
             return await self._answered(ctx, loop, answer, step_usage)
@@ -141,6 +152,8 @@ class AgentStepNode(Node):
             children = self._tool_nodes(reply.tool_calls, loop.iteration)
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        if reply.tool_calls and not (reply.content or "").strip() and reply.parsed is None:
+            return await self._tools_not_offered(ctx, loop, reply, step_usage)
         answer = reply.content or ""
         if reply.parsed is not None and not answer:
             answer = reply.parsed.model_dump_json()
@@ -156,6 +169,38 @@ class AgentStepNode(Node):
                 loop.messages.append({"role": "user", "content": f"Human feedback on your answer: {feedback}"})
                 return await self._again(ctx, loop, step_usage)
         return self._finish(ctx, loop, answer, step_usage)
+
+    async def _tools_not_offered(self, ctx: NodeContext, loop: _Loop, reply: Any, step_usage: UsageMetrics) -> NodeResult:
+        """The model asked for tools on a turn that offered none (the agent has no tools, or
+        ``max_iter`` was reached) and wrote no answer. Taking its empty text as the final
+        answer would be a silent wrong result, so it is told once (an agent without tools gets
+        each call answered as an unknown tool, recorded under the failure policy); doing it
+        again is a MaxIterationsError naming the agent and the task."""
+        names = [c.name for c in reply.tool_calls]
+        if not names:
+            action = text_tools.parse_reply(reply.content or "")
+            names = [action.tool] if isinstance(action, text_tools.TextAction) else []
+        if loop.refused_tools:
+            why = "although it has no tools" if not self.tools else f"after reaching max_iter={self.max_iter}"
+            raise MaxIterationsError(
+                f"Agent {self.agent_role!r} on task {self.task_name!r} kept calling tools "
+                f"({', '.join(names)}) {why} and gave no final answer"
+            )
+        loop.refused_tools = True
+        loop.iteration += 1
+        if not self.tools and reply.tool_calls:
+            loop.messages.append(reply.assistant_message())
+            children = self._tool_nodes(reply.tool_calls, loop.iteration)
+            loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
+            return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        if loop.text_mode:
+            loop.messages.append({"role": "assistant", "content": reply.content or ""})
+            loop.messages.append({"role": "user", "content": text_tools.forced_final_message(NO_TOOLS_MESSAGE)})
+        else:
+            loop.messages.append({"role": "user", "content": NO_TOOLS_MESSAGE})
+        result = await self.run(ctx.evolve(resume=loop, spawned={}))
+        result.usage = step_usage.add(result.usage)
+        return result
 
     # ------------------------------------------------------------------ text protocol
     def _text_mode(self, loop: _Loop) -> None:

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from crewgraph.errors import GuardrailError
+from crewgraph.errors import CrewGraphError, GuardrailError
 from crewgraph.events.guardrail_events import GuardrailCompletedEvent, GuardrailStartedEvent
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
@@ -130,9 +130,18 @@ class GuardrailNode(Node):
                 ok, value, spent = await self._judge(ctx, check, output)
             else:
                 result = await asyncio.to_thread(check, output)
-                ok, value = _unpack(result, name)
+                ok, value = _unpack(result, name, self.task_name)
         except GuardrailError:
             raise
+        except CrewGraphError as exc:
+            if isinstance(check, str):
+                # The judge model failed (HTTP error, no verdict): that says nothing about the
+                # output, so it must not reach the agent as feedback and cost it a retry.
+                raise GuardrailError(
+                    f"Guardrail {name!r} of task {self.task_name!r} could not be judged: {exc}",
+                    task=self.task_name,
+                ) from exc
+            ok, value = False, f"guardrail raised {type(exc).__name__}: {exc}"
         except Exception as exc:
             ok, value = False, f"guardrail raised {type(exc).__name__}: {exc}"
         ctx.emit(
@@ -161,7 +170,13 @@ class GuardrailNode(Node):
             },
         ]
         reply = await call_llm(ctx, llm, messages, response_model=GuardrailVerdict, rpm_keys=self.rpm_keys)
-        verdict = reply.parsed if isinstance(reply.parsed, GuardrailVerdict) else GuardrailVerdict.model_validate_json(reply.content or "{}")
+        verdict = reply.parsed
+        if not isinstance(verdict, GuardrailVerdict):
+            from crewgraph.llm.structured import parse_model_output
+
+            # A model client that ignored response_model: read its text (StructuredOutputError if
+            # it holds no verdict, reported as "could not be judged" rather than as feedback).
+            verdict = parse_model_output(reply.content, GuardrailVerdict)
         return verdict.valid, (output.raw if verdict.valid else verdict.feedback or "requirement not met"), reply.usage
 
     @staticmethod
@@ -180,9 +195,14 @@ class GuardrailNode(Node):
         return d
 
 
-def _unpack(result: Any, name: str) -> tuple[bool, Any]:
+def _unpack(result: Any, name: str, task: str) -> tuple[bool, Any]:
+    """A guardrail's ``(ok, value)``; anything else is a bug in the guardrail, not a failed
+    check, so it is a GuardrailError naming the task and the guardrail (not retried)."""
     if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], bool):
         return result[0], result[1]
+    shown = repr(result)
     raise GuardrailError(
-        f"guardrail {name!r} must return a tuple (bool, Any), got {type(result).__name__}: {result!r}"
+        f"Guardrail {name!r} of task {task!r} must return a tuple (bool, Any), got "
+        f"{type(result).__name__}: {shown if len(shown) <= 200 else shown[:200] + '...'}",
+        task=task,
     )

@@ -179,6 +179,8 @@ class Scheduler:
                 done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
                 for t in done:
                     self._tasks.discard(t)
+                    if self._error is None and not t.cancelled() and t.exception() is not None:
+                        self._error = t.exception()  # never let a node task's error go unseen
                 if self._error is not None:
                     await self._cancel_all()
                     raise self._error
@@ -287,9 +289,20 @@ class Scheduler:
                 self._error = self._wrap(node, exc)
             return
         rec.executions += 1
-        if self.checkpointer is not None:
-            self.checkpointer.save_node(self.run_id, nid, output=result.output, info=rec.to_json())
-        self._complete(nid, result.output, result)
+        try:
+            if self.checkpointer is not None:
+                self.checkpointer.save_node(self.run_id, nid, output=result.output, info=rec.to_json())
+            self._complete(nid, result.output, result)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            # A failing checkpoint save or finish hook (output file, task callback) fails the
+            # run; raised from this task it would only be an unretrieved exception while the
+            # run went on to report success.
+            rec.status = "failed"
+            rec.error = f"{type(exc).__name__}: {exc}"
+            if self._error is None:
+                self._error = self._wrap(node, exc)
 
     async def run_node(
         self,

@@ -45,7 +45,10 @@ def schema_from_callable(fn: Callable[..., Any], name: str, *, skip_first: bool 
     Annotations are resolved with ``get_type_hints`` (so ``from __future__
     import annotations`` works); unannotated parameters accept anything;
     ``*args``/``**kwargs`` are left out (a ``_run(**kwargs)`` tool gets an
-    open schema that keeps extra arguments).
+    open schema that keeps extra arguments). Without ``**kwargs`` an argument
+    the function does not take is refused (``additionalProperties: false``):
+    dropping it silently would run the tool with a default the model did not
+    mean (``limit`` sent for ``top_k``) instead of telling it the right name.
     """
     sig = inspect.signature(fn)
     try:
@@ -66,7 +69,7 @@ def schema_from_callable(fn: Callable[..., Any], name: str, *, skip_first: bool 
             annotation = Any
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (annotation, default)
-    config = ConfigDict(extra="allow" if open_kwargs else "ignore", arbitrary_types_allowed=True)
+    config = ConfigDict(extra="allow" if open_kwargs else "forbid", arbitrary_types_allowed=True)
     model: type[BaseModel] = create_model(_model_name(name), __config__=config, **fields)
     return model
 

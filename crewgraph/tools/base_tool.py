@@ -60,6 +60,17 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def _no_text_form(value: Any) -> bool:
+    """True for values whose ``str()`` is only a type name and memory address (a generator, a
+    function, a plain object): the model reading that would be handed garbage, silently."""
+    if inspect.isgenerator(value) or inspect.isasyncgen(value) or inspect.isawaitable(value):
+        return True
+    if inspect.isroutine(value):
+        return True
+    cls = type(value)
+    return cls.__str__ is object.__str__ and cls.__repr__ is object.__repr__
+
+
 def _is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004 - async callable objects
@@ -121,7 +132,11 @@ class BaseTool(BaseModel, ABC):
 
         Default: a :class:`ToolFailure` renders its message, pydantic results
         and dicts/lists become JSON (a dict is first validated against
-        ``result_schema`` when there is one), anything else ``str()``.
+        ``result_schema`` when there is one), UTF-8 bytes are decoded, anything
+        else ``str()``. A value with no text form (a generator, a function, an
+        object without ``__str__``/``__repr__``) or binary bytes raises
+        ``TypeError``, so the call is recorded as a failure instead of the model
+        reading ``<generator object ... at 0x...>``.
         """
         if isinstance(raw_result, ToolFailure):
             return raw_result.as_agent_message()
@@ -134,6 +149,20 @@ class BaseTool(BaseModel, ABC):
                 pass
         if isinstance(raw_result, dict | list | tuple):
             return json.dumps(raw_result, ensure_ascii=False, default=_json_default)
+        if isinstance(raw_result, bytes | bytearray):
+            try:
+                return bytes(raw_result).decode("utf-8")
+            except UnicodeDecodeError:
+                raise TypeError(
+                    f"the tool returned {len(raw_result)} bytes of binary data, which the model cannot "
+                    "read: return text, or override format_output_for_agent"
+                ) from None
+        if _no_text_form(raw_result):
+            raise TypeError(
+                f"the tool returned a {type(raw_result).__name__} object, which has no text form for "
+                "the model: return a str, a pydantic model or a dict/list, or override "
+                "format_output_for_agent"
+            )
         return str(raw_result)
 
     # calling ------------------------------------------------------------
