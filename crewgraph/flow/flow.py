@@ -10,6 +10,7 @@ one scheduler. This module is the seed's import path
 
 from __future__ import annotations
 
+import logging
 import types
 import warnings
 from pathlib import Path
@@ -134,11 +135,20 @@ class Flow(FlowMemoryMixin, Generic[T]):
     def _prepare_state(self, inputs: dict[str, Any], stores: dict[str, tuple[Any, bool]]) -> None:
         template = self._state_template()
         if "id" in inputs and stores:
-            for store, _ in dict.fromkeys(stores.values()):
+            searched = list(dict.fromkeys(store for store, _ in stores.values()))
+            for store in searched:
                 saved = store.load_state(str(inputs["id"]))
                 if saved is not None:
                     self._state = apply_inputs(state_from_dict(template, saved), inputs)
                     return
+            # As CrewAI: not an error (the id may be new on purpose), but never silent --
+            # a mistyped id would otherwise quietly restart a long process from scratch.
+            logging.getLogger("crewgraph.flow").warning(
+                "flow %r: no saved state with id %r in %s; starting a fresh state with that id",
+                self.flow_name,
+                inputs["id"],
+                ", ".join(map(repr, searched)),
+            )
         self._state = new_state(template, {**self._init_values, **inputs})
 
     def _persistence_plan(self) -> dict[str, tuple[Any, bool]]:

@@ -123,7 +123,8 @@ class SQLiteFlowPersistence(FlowPersistence):
         return dict(json.loads(row[0])) if row else None
 
     def __repr__(self) -> str:
-        return f"SQLiteFlowPersistence(db_path={str(self._given or '<default>')!r})"
+        # The resolved path (the default follows CREWGRAPH_STORAGE_DIR): messages name the real file.
+        return f"SQLiteFlowPersistence(db_path={str(self.db_path)!r})"
 
 
 _shared: SQLiteFlowPersistence | None = None

@@ -10,6 +10,7 @@ read barrier), so a recall always sees what was remembered before it.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, PrivateAttr
 
+from crewgraph._internal.run_context import current_run_id
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.memory_events import (
     MemoryQueryCompletedEvent,
@@ -135,6 +137,10 @@ class Memory(ExploreMixin, _MemoryKnobs):
         return vectors
 
     def _emit(self, event: Any) -> None:
+        if event.run_id is None:
+            # Inside a flow kickoff (or a crew it runs) the memory's events join that run, so
+            # one listener can follow the whole kickoff; saves carry the context (see _submit).
+            event.run_id = current_run_id()
         try:
             crewgraph_event_bus.emit(self, event)
         except Exception:  # pragma: no cover - the bus already guards handlers
@@ -154,7 +160,8 @@ class Memory(ExploreMixin, _MemoryKnobs):
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crewgraph-memory-save")
-            future: Future[Any] = self._pool.submit(fn, *args)
+            # Run the job in the caller's context (its run id, for the events it emits).
+            future: Future[Any] = self._pool.submit(contextvars.copy_context().run, fn, *args)
             self._pending.add(future)
         future.add_done_callback(self._done)
         return future

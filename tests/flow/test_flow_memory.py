@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,3 +69,34 @@ def test_default_memory_is_built_once_on_first_use(monkeypatch: pytest.MonkeyPat
     F().kickoff()
     assert built == [1] and [c for c, _ in fake_memory.saved] == ["one", "two"]
 
+
+
+def test_memory_events_of_a_kickoff_carry_its_run_id(captured: Any, tmp_path: Path) -> None:
+    from crewgraph.events.memory_events import MemoryQueryCompletedEvent, MemorySaveCompletedEvent
+    from crewgraph.memory import Memory
+    from crewgraph.testing import FakeEmbedder
+
+    memory = Memory(storage=str(tmp_path / "mem"), embedder=FakeEmbedder(16), llm=None)
+
+    class Remembering(Flow):
+        @start()
+        def save(self) -> None:
+            self.remember("blocking save", scope="/f", categories=[], importance=0.5)
+            self.remember_many(["background save"], scope="/f", categories=[], importance=0.5)
+
+        @listen(save)
+        def look(self) -> int:
+            return len(self.recall("save", depth="shallow"))
+
+    flow = Remembering(memory=memory)
+    try:
+        assert flow.kickoff() == 2
+        outside = memory.recall("save", depth="shallow")  # not in a kickoff: no run id
+    finally:
+        memory.close()
+    saves = captured.of(MemorySaveCompletedEvent)
+    queries = captured.of(MemoryQueryCompletedEvent)
+    assert len(saves) == 2 and len(queries) == 2 and len(outside) == 2
+    # Saves complete on the memory's own thread, yet keep the run of the method that queued them.
+    assert {e.run_id for e in saves + queries[:1]} == {flow.run_id}
+    assert queries[1].run_id is None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from crewgraph.flow import Flow, FlowState, listen, start
@@ -22,7 +24,9 @@ def _rows(db: Path) -> list[tuple[str, str]]:
         return list(conn.execute("SELECT flow_uuid, method_name FROM flow_states ORDER BY id"))
 
 
-def test_class_level_persist_saves_after_each_method_and_restores(storage_dir: Path) -> None:
+def test_class_level_persist_saves_after_each_method_and_restores(
+    storage_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     @persist  # default SQLite store under $CREWGRAPH_STORAGE_DIR
     class Steps(Flow[Progress]):
         @start()
@@ -47,9 +51,14 @@ def test_class_level_persist_saves_after_each_method_and_restores(storage_dir: P
     assert isinstance(again.state, Progress)
     assert again.state.id == saved_id and again.state.steps == ["one", "two", "one", "two"]
 
+    assert not caplog.records
     fresh = Steps()
-    fresh.kickoff(inputs={"id": "never-saved"})
+    with caplog.at_level(logging.WARNING, logger="crewgraph.flow"):
+        fresh.kickoff(inputs={"id": "never-saved"})
     assert fresh.state.counter == 2 and fresh.state.id == "never-saved"
+    # An unknown id is not an error (as in CrewAI) but is said, naming the id and the file.
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "crewgraph.flow"]
+    assert "no saved state with id 'never-saved'" in warning and str(db) in warning
 
 
 def test_method_level_persist_with_explicit_store(tmp_path: Path) -> None:
