@@ -1,7 +1,11 @@
-"""The run-wide tool result cache: one entry per (tool name, canonical arguments).
+"""The run-wide tool result cache: one entry per (tool, canonical arguments).
 
 Canonical JSON (validated values, sorted keys) makes ``{"a": 1, "b": "2"}``
 and ``{"b": 2, "a": "1"}`` the same call when the schema coerces them alike.
+The tool is the instance, not just its name: ``FileReadTool(file_path="a.txt")``
+and ``FileReadTool(file_path="b.txt")`` share a name and (empty) arguments,
+and one must never answer with the other's cached result. One instance given
+to several agents shares its entries.
 Entries live in ``RunState.tool_cache``, read and written under its lock,
 because parallel tool nodes share it.
 """
@@ -30,10 +34,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def cache_key(tool_name: str, kwargs: dict[str, Any]) -> tuple[str, str]:
+def cache_key(tool: Any, kwargs: dict[str, Any]) -> tuple[str, str]:
+    """``("<tool name>#<instance>", canonical arguments JSON)``."""
     plain = {k: _plain(v) for k, v in kwargs.items()}
     text = json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return (tool_name, text)
+    return (f"{tool.name}#{id(tool):x}", text)
 
 
 def lookup(state: RunState, key: tuple[str, str]) -> CachedResult | None:
@@ -57,7 +62,7 @@ def store(
     try:
         ok = bool(allowed(dict(arguments), result[1]))
     except Exception as exc:
-        logger.warning("cache_function of tool %r raised %r; result not cached", key[0], exc)
+        logger.warning("cache_function of tool %r raised %r; result not cached", key[0].rpartition("#")[0], exc)
         return False
     if ok:
         with state.lock:

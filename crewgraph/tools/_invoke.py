@@ -100,7 +100,7 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
         message = _messages.validation_message(tool.name, exc, tool.to_spec().parameters)
         return _failed(call, _invalid(message))
 
-    key = _cache.cache_key(tool.name, kwargs)
+    key = _cache.cache_key(tool, kwargs)
     if node.cache:
         hit = _cache.lookup(ctx.state, key)
         if hit is not None:

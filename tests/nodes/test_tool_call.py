@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -170,7 +171,22 @@ def test_identical_calls_hit_the_cache_without_counting_usage() -> None:
     assert second.text == first.text and isinstance(second.raw, Inventory)
     assert t.current_usage_count == 1
     assert events[-1].from_cache is True
-    assert list(state.tool_cache) == [("Inventory Check", '{"sku":"SKU-123"}')]
+    assert list(state.tool_cache) == [(f"Inventory Check#{id(t):x}", '{"sku":"SKU-123"}')]
+
+
+def test_same_named_tools_with_different_settings_never_share_cache_entries(tmp_path: Path) -> None:
+    from crewgraph.toolkit import FileReadTool
+
+    (tmp_path / "a.txt").write_text("alpha", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("beta", encoding="utf-8")
+    state = RunState()
+    read_a = FileReadTool(file_path=str(tmp_path / "a.txt"))
+    read_b = FileReadTool(file_path=str(tmp_path / "b.txt"))
+    assert read_a.name == read_b.name
+    first = _run(_node(read_a, {}), _ctx(state=state))
+    second = _run(_node(read_b, {}), _ctx(state=state))
+    assert (first.text, second.text) == ("alpha", "beta") and not second.from_cache
+    assert _run(_node(read_a, {}), _ctx(state=state)).from_cache  # the same instance still hits
 
 
 def test_cache_key_is_canonical_after_validation() -> None:
