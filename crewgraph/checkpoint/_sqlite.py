@@ -73,6 +73,11 @@ def connect(path: Path) -> sqlite3.Connection:
     ``BEGIN IMMEDIATE ... COMMIT`` the store issues.
     """
     if str(path) != ":memory:":
+        if path.is_dir():  # not "corrupt": advising to delete it would be wrong (think --db /tmp)
+            raise CheckpointError(
+                f"checkpoint database path {str(path)!r} is a directory; give the path of a file "
+                f"in it, e.g. {str(path / 'checkpoints.db')!r}"
+            )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -240,8 +240,9 @@ def test_corrupt_file_names_the_path(tmp_path: Path) -> None:
 
 def test_directory_in_the_way(tmp_path: Path) -> None:
     (tmp_path / "adir.db").mkdir()
-    with pytest.raises(CheckpointError, match=r"adir\.db"):
+    with pytest.raises(CheckpointError, match=r"adir\.db") as err:
         SQLiteCheckpointStore(tmp_path / "adir.db")
+    assert "is a directory" in str(err.value) and "corrupt" not in str(err.value)
 
 
 def test_closed_store(tmp_path: Path) -> None:
