@@ -9,6 +9,7 @@ tested without an API key.
 from __future__ import annotations
 
 import enum
+import os
 import types
 import typing
 from typing import Any
@@ -86,11 +87,22 @@ def _agents(crew: Any) -> list[Any]:
 
 
 def apply_llm(target: Any, spec: str | None) -> None:
-    """Point every model reference of a crew at ``spec`` ("fake" or a model name)."""
+    """Point every model reference of a crew at ``spec`` ("fake" or a model name), else at
+    ``$CREWGRAPH_LLM``.
+
+    The variable is read here rather than as the option's envvar because the two differ
+    for flows: ``--llm`` on a flow is a mistake worth an error, but a variable exported
+    for one's crews must not make every flow refuse to run.
+    """
+    from_env = not spec
+    if from_env:
+        spec = os.environ.get(LLM_ENV, "")
+    spec = (spec or "").strip()
     if not spec:
         return
-    spec = spec.strip()
     if target.kind != "crew":
+        if from_env:
+            return
         raise UserError(
             "--llm works on crews; a flow builds its crews while it runs, so set their llm in the flow"
         )

@@ -29,9 +29,8 @@ LlmOpt = Annotated[
     str | None,
     typer.Option(
         "--llm",
-        envvar=LLM_ENV,
         metavar="MODEL|fake",
-        help="Run every agent on this model; 'fake' runs offline on a demo FakeLLM.",
+        help=f"Run every agent on this model; 'fake' runs offline on a demo FakeLLM (default: ${LLM_ENV}).",
         show_default=False,
     ),
 ]

@@ -215,6 +215,13 @@ def _required_params(func: Any) -> list[str]:
     ]
 
 
+def _no_arguments_needed(obj: Any, label: str, what: str) -> None:
+    """The CLI can only call what takes no arguments; say so instead of a TypeError."""
+    required = _required_params(obj)
+    if required:
+        raise UserError(f"{label} needs arguments ({', '.join(required)}); point at {what} takes none")
+
+
 def _materialize(obj: Any, label: str, depth: int = 0) -> tuple[Any, str]:
     """Turn what ``label`` names into a Crew or Flow instance."""
     from crewgraph.crew import Crew
@@ -226,15 +233,15 @@ def _materialize(obj: Any, label: str, depth: int = 0) -> tuple[Any, str]:
     if flow is not None and isinstance(obj, flow):
         return obj, "flow"
     if is_crew_class(obj):
+        _no_arguments_needed(obj, label, "a @CrewBase class whose __init__")
         return _materialize(obj(), label, depth + 1)
     if is_crew_class(type(obj)):
         return _materialize(getattr(obj, find_crew_method(type(obj)))(), label, depth + 1)
     if flow is not None and isinstance(obj, type) and issubclass(obj, flow):
+        _no_arguments_needed(obj, label, "a Flow class whose __init__")
         return obj(), "flow"
     if callable(obj) and not isinstance(obj, type) and depth < 3:
-        required = _required_params(obj)
-        if required:
-            raise UserError(f"{label} needs arguments ({', '.join(required)}); point at a function that takes none")
+        _no_arguments_needed(obj, label, "a function that")
         return _materialize(obj(), label, depth + 1)
     what = "None" if obj is None else f"a {type(obj).__name__}"
     raise UserError(

@@ -134,8 +134,12 @@ def resume(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Resume a run: restore its finished nodes and run the rest (with the run's inputs)."""
-    found = load_target(target)
+    """Resume a run: restore its finished nodes and run the rest (with the run's inputs).
+
+    Without MODULE:ATTR, the crew the run recorded (crewgraph run stores its MODULE:ATTR)
+    is rebuilt, else the project in the current folder.
+    """
+    found = _resume_target(target, run_id, db)
     config = configure_checkpoint(found, True, db)
     if config is None:
         raise UserError(f"{found.label} does not support checkpoints")
@@ -146,6 +150,45 @@ def resume(
     apply_llm(found, llm)
     result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
     print_result(result, as_json)
+
+
+def _recorded_factory(run_id: str, db: Path | None) -> str | None:
+    """The ``module:attr`` the run recorded for rebuilding its crew, if the database has one."""
+    from crewgraph.checkpoint import SQLiteCheckpointStore
+    from crewgraph.checkpoint.setup import FACTORY_META_KEY
+    from crewgraph.errors import CheckpointError
+
+    path = _db(db)
+    if not path.is_file():
+        return None
+    try:
+        with SQLiteCheckpointStore(path) as store:
+            ref = store.get_run(run_id).meta.get(FACTORY_META_KEY)
+    except CheckpointError:
+        return None  # reported with the crew's own database path below
+    return ref if isinstance(ref, str) and ref else None
+
+
+def _resume_target(target: str | None, run_id: str, db: Path | None) -> Any:
+    """The crew to resume with: MODULE:ATTR if given, else the one the run recorded, else
+    the project in the current folder. A run started elsewhere (``crewgraph run path:crew``
+    from another folder) may record a module this folder cannot import: then the project
+    is tried, and if there is none either the error says what to pass."""
+    if target is not None:
+        return load_target(target)
+    ref = _recorded_factory(run_id, db)
+    if ref is None:
+        return load_target(None)
+    try:
+        return load_target(ref)
+    except UserError as recorded:
+        try:
+            return load_target(None)
+        except UserError:
+            raise UserError(
+                f"run {run_id} was made by {ref}, which does not load here ({recorded}); "
+                "pass MODULE:ATTR naming the crew"
+            ) from None
 
 
 @app.command("delete")

@@ -40,10 +40,16 @@ def project_names(name: str) -> dict[str, str]:
     """The folder/package, distribution, class and title names for ``name``, as CrewAI derives them."""
     cleaned = name.strip()
     package = re.sub(r"[\s\-]+", "_", cleaned).lower()
-    if not package.isidentifier() or keyword.iskeyword(package):
+    if not package.isascii() or not package.isidentifier() or keyword.iskeyword(package):
         raise UserError(
-            f"cannot make a Python package name from {name!r}: use letters, digits, spaces, '-' or '_', "
-            "not starting with a digit"
+            f"cannot make a Python package name from {name!r}: use ASCII letters, digits, spaces, "
+            "'-' or '_', not starting with a digit (and not a Python keyword)"
+        )
+    taken = _shadowed_module(package)
+    if taken is not None:
+        raise UserError(
+            f"a project package named {package!r} would hide {taken} (the project's src/ comes first "
+            f"on sys.path); pick another name, e.g. '{package}_crew'"
         )
     words = [w for w in re.split(r"[\s\-_]+", cleaned) if w]
     class_name = "".join(w[:1].upper() + w[1:] for w in words)
@@ -56,6 +62,26 @@ def project_names(name: str) -> dict[str, str]:
         "title": " ".join(w[:1].upper() + w[1:] for w in words),
         "crewgraph_version": __version__,
     }
+
+
+def _shadowed_module(package: str) -> str | None:
+    """What importing ``package`` finds today, if anything: a project package of that name
+    would take its place (``src/json`` breaks ``import json``, ``src/crewgraph`` breaks
+    crewgraph itself), and the failure would show up far from its cause."""
+    import importlib.util
+    import sys
+
+    if package == "crewgraph":
+        return "crewgraph itself"
+    if package in sys.stdlib_module_names or package in sys.builtin_module_names:
+        return f"the standard-library module {package!r}"
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin in (None, "namespace"):  # a bare folder in the cwd is not a clash
+        return None
+    return f"the installed module {package!r}"
 
 
 def _render(kind: str, template: str, names: dict[str, str]) -> str:

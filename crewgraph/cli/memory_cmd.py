@@ -123,8 +123,25 @@ def memory(
         for r in [] if as_json else found:
             console.print(f"- {_record_line(r)}", soft_wrap=True)
         return
+    if as_json:
+        typer.echo(json.dumps(_tree_json(mem, scope, max_depth), indent=2))
+        return
     tree = mem.tree(scope, max_depth=max_depth) if max_depth is not None else mem.tree(scope)
     typer.echo(str(tree))
+
+
+def _tree_json(mem: Any, scope: str, max_depth: int | None) -> dict[str, Any]:
+    """``--json`` for the tree: ``{"scope": root, "records": n, "scopes": {path: n}}``, the same
+    counts as the text tree (each includes its subscopes), so scripts need not parse indentation."""
+    from crewgraph.memory.scopes import normalize_scope, scope_depth
+
+    mem.drain_writes()
+    root = normalize_scope(scope)  # the CLI's Memory has no root_scope: store paths are scopes
+    counts: dict[str, int] = mem.storage_backend.scope_counts(root)
+    depth = max_depth if max_depth is not None else 3
+    base = scope_depth(root)
+    scopes = {s: n for s, n in sorted(counts.items()) if s != root and scope_depth(s) - base <= depth}
+    return {"scope": root, "records": counts.get(root, 0), "scopes": scopes}
 
 
 @guarded
@@ -149,6 +166,8 @@ def reset_memories(
         found = load_target(target)
         if found.kind != "crew":
             raise UserError(f"{found.label} is a {found.kind}; reset-memories takes a crew")
+        if found.obj.get_memory() is None:  # a user mistake, not a crash (reset_memories raises)
+            raise UserError(f"crew {found.name!r} ({found.label}) has no memory to reset (it sets no memory=...)")
         found.obj.reset_memories(command_type="all" if all_ else "memory")
         typer.echo(f"Reset the memory of crew {found.name!r}.")
         return

@@ -104,6 +104,11 @@ def replay(
     with config.open_store() as store:
         if run_id is not None:
             source = store.get_run(run_id)
+            if source.name != graph.name:  # checked before forking, so no orphan fork is left
+                raise UserError(
+                    f"run {run_id} was made by crew {source.name!r}, not {graph.name!r} "
+                    f"({found.label}); replay it with the crew that made it"
+                )
         else:
             latest = store.latest_run(name=graph.name)
             if latest is None:

@@ -62,6 +62,27 @@ def test_resume_a_failed_run(cli, write_module) -> None:
     assert info["status"] == "completed"
 
 
+def test_resume_without_a_target_rebuilds_the_crew_the_run_recorded(cli, write_module) -> None:
+    mod = write_module(
+        CREW_MODULE + "\nfrom crewgraph.errors import LLMError\n"
+        "failing = build(replies=['notes', LLMError('model is down')])\n"
+    )
+    assert cli("run", f"{mod}:failing", "-i", "topic=AI").exit_code == 1
+    run_id = json.loads(cli("checkpoints", "list", "--json").stdout)[0]["run_id"]
+    # No MODULE:ATTR and no project in this folder: the crew the run recorded is used.
+    resumed = cli("checkpoints", "resume", run_id)
+    assert resumed.exit_code == 0, resumed.output
+    assert f"({mod}:failing)" in resumed.stderr and "↺ research" in resumed.stderr
+
+
+def test_replay_of_another_crews_run_is_refused_before_forking(cli, project: Path, write_module) -> None:
+    mod = write_module(CREW_MODULE)
+    other = run_json(cli, f"{mod}:my_crew", "-i", "topic=AI")["run_id"]
+    result = cli("replay", "-t", "1", "--run", other, "--llm", "fake")
+    assert result.exit_code == 1 and "was made by crew 'writer_crew'" in result.stderr
+    assert len(json.loads(cli("checkpoints", "list", "--json").stdout)) == 1  # no orphan fork
+
+
 def test_replay_from_a_task_forks_the_latest_run(cli, project: Path) -> None:
     original = run_json(cli, "--llm", "fake", "-i", "topic=bees")["run_id"]
     result = cli("replay", "-t", "reporting_task", "--llm", "fake")

@@ -35,6 +35,11 @@ def one_line_error(result) -> str:  # type: ignore[no-untyped-def]
         (["checkpoints", "show", "nope"], "no checkpoint database at", 1),
         (["reset-memories"], "nothing to reset: pass -m/--memory", 1),
         (["create", "crew", "9 lives"], "cannot make a Python package name from '9 lives'", 1),
+        (["create", "crew", "json"], "would hide the standard-library module 'json'", 1),
+        (["create", "crew", "crewgraph"], "would hide crewgraph itself", 1),
+        (["create", "crew", "pydantic"], "would hide the installed module 'pydantic'", 1),
+        (["create", "crew", "café crew"], "use ASCII letters", 1),
+        (["checkpoints", "list", "--db", "."], "is a directory", 1),
     ],
 )
 def test_user_errors(cli, args: list[str], expected: str, code: int) -> None:
@@ -138,3 +143,14 @@ def test_import_crewgraph_never_imports_the_cli() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "[]"]  # and the cli package itself stays light until main()
+
+
+def test_a_crewbase_class_that_needs_arguments(cli, write_module) -> None:
+    mod = write_module(
+        "from crewgraph import Crew\nfrom crewgraph.project import CrewBase, crew\n"
+        "@CrewBase\nclass Needy:\n    agents_config = None\n    tasks_config = None\n"
+        "    def __init__(self, topic):\n        self.topic = topic\n"
+        "    @crew\n    def crew(self) -> Crew:\n        return Crew(agents=[], tasks=[])\n"
+    )
+    line = one_line_error(cli("run", f"{mod}:Needy"))
+    assert f"{mod}:Needy needs arguments (topic)" in line and "unexpected" not in line

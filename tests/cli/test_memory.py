@@ -52,6 +52,11 @@ def test_tree_query_list(cli, seeded: str) -> None:
     assert sorted(r["scope"] for r in rows) == ["/ops", "/project/alpha", "/project/beta/api"]
     hits = json.loads(cli("memory", "-s", store, "-q", "which port does staging run on", "--json").stdout)
     assert hits[0]["record"]["content"] == "Staging runs on port 8080." and hits[0]["score"] > 0
+    tree_json = json.loads(cli("memory", "-s", store, "--json").stdout)  # JSON, not the text tree
+    assert tree_json["scope"] == "/" and tree_json["records"] == 3
+    assert tree_json["scopes"]["/project"] == 2 and tree_json["scopes"]["/project/beta/api"] == 1
+    narrowed = json.loads(cli("memory", "-s", store, "--json", "--scope", "project", "--max-depth", "1").stdout)
+    assert narrowed == {"scope": "/project", "records": 2, "scopes": {"/project/alpha": 1, "/project/beta": 1}}
 
 
 def test_default_location_is_the_storage_dir(cli, seeded: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,3 +98,4 @@ def test_reset_a_crews_memory(cli, store: str, write_module) -> None:
     assert "/ (0 records)" in cli("memory", "-s", store).stdout
     no_memory = cli("reset-memories", "-m", f"{mod}:plain")
     assert no_memory.exit_code == 1 and "has no memory to reset" in no_memory.stderr
+    assert "unexpected" not in no_memory.stderr  # a user mistake, not a crash

@@ -32,6 +32,18 @@ def test_llm_from_the_environment(cli, project: Path, monkeypatch) -> None:
     assert "fake answer" in result.stdout
 
 
+def test_llm_from_the_environment_leaves_flows_alone(cli, write_module, monkeypatch) -> None:
+    """A CREWGRAPH_LLM exported for one's crews must not make flows refuse to run;
+    an explicit --llm on a flow is still an error."""
+    mod = write_module(FLOW_MODULE)
+    monkeypatch.setenv("CREWGRAPH_LLM", "fake")
+    result = cli("run", mod, "-q", "-i", "name=Ada")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "HELLO Ada"
+    explicit = cli("run", mod, "-q", "--llm", "fake")
+    assert explicit.exit_code == 1 and "--llm works on crews" in explicit.stderr
+
+
 def test_every_kind_of_target(cli, write_module) -> None:
     mod = write_module(CREW_MODULE)
     for spec, expected in [
