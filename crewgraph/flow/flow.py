@@ -75,6 +75,11 @@ class Flow(FlowMemoryMixin, Generic[T]):
         from crewgraph.compiler.flow_compiler import FlowCompileWarning, validate_flow
 
         spec = build_spec(cls, cls.name or cls.__name__)
+        if not any(m.start for m in spec.methods):
+            # No @start() at all: a base class whose subclasses add the entry points (and
+            # maybe the routers its listeners wait for). It is checked, with the same
+            # errors, when it is compiled or kicked off itself.
+            return
         for problem in validate_flow(spec):
             warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=2)
         cls._spec = spec

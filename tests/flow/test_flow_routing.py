@@ -289,3 +289,26 @@ def test_bare_start_decorator() -> None:
             return v + "b"
 
     assert F().kickoff() == "ab"
+
+
+def test_a_base_without_starts_is_checked_when_used_not_when_defined() -> None:
+    from crewgraph.errors import CompileError
+
+    class Handlers(Flow):  # listeners only: subclasses add the start and the router
+        @listen("escalate")
+        def page(self, alert: str) -> str:
+            return f"paged: {alert}"
+
+    class Alerts(Handlers):
+        @start()
+        def read(self) -> str:
+            return "disk 97%"
+
+        @router(read)
+        def triage(self, alert: str) -> Literal["escalate"]:
+            return "escalate"
+
+    assert Alerts().kickoff() == "paged: disk 97%"
+    with pytest.raises(CompileError, match="no @start\\(\\) method") as err:
+        Handlers().kickoff()
+    assert "'page' listens to 'escalate'" in str(err.value)
