@@ -198,3 +198,26 @@ def _no_leaked_task_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     """An error raised inside a node task must surface, not be logged as never retrieved."""
     yield
     assert "exception was never retrieved" not in caplog.text
+
+
+# --- tool lists -------------------------------------------------------------------------
+
+
+def test_two_tools_under_one_model_facing_name_are_a_definition_error() -> None:
+    from pydantic import ValidationError
+
+    @tool("Search docs")
+    def first(q: str) -> str:
+        """Search one index."""
+        return "one"
+
+    @tool("Search_docs")
+    def second(q: str) -> str:
+        """Search another index."""
+        return "two"
+
+    with pytest.raises(ValidationError) as info:
+        Agent(role="R", goal="G", tools=[first, second])
+    assert "tools[1] ('Search_docs') and tools[0] ('Search docs')" in str(info.value)
+    assert "'Search_docs'" in str(info.value)
+    assert Agent(role="R", goal="G", tools=[first, first]).tools == [first]  # one tool listed twice

@@ -29,7 +29,31 @@ def check_tools(value: Any) -> list[Any]:
                 "the @tool decorator, or a LangChain-style tool"
             )
         out.append(adapted)
+    return _unique_names(out)
+
+
+def _unique_names(tools: list[Any]) -> list[Any]:
+    """The tools, each instance once. Two different tools the model would see under one
+    function name cannot be told apart (and some servers reject the request), so a list
+    offering that is a definition error."""
+    out: list[Any] = []
+    seen: dict[str, Any] = {}
+    for i, tool in enumerate(tools):
+        name = tool.to_spec().name
+        other = seen.setdefault(name.lower(), tool)
+        if other is tool and any(t is tool for t in out):
+            continue  # the same tool listed twice
+        if other is not tool:
+            raise ValueError(
+                f"tools[{i}] ({tool.name!r}) and tools[{_position(tools, other)}] ({other.name!r}) reach "
+                f"the model under the same name {name!r}: give one of them another name"
+            )
+        out.append(tool)
     return out
+
+
+def _position(items: list[Any], item: Any) -> int:
+    return next(k for k, x in enumerate(items) if x is item)
 
 
 def _adapt(tool: Any) -> Any:

@@ -31,6 +31,30 @@ _RAG_TOOLS = frozenset(
     }
 )
 
+_NOT_PROVIDED = {
+    "SerperDevTool": "the hosted serper.dev search API",
+    "EXASearchTool": "the hosted Exa search API",
+    "ExaSearchTool": "the hosted Exa search API",
+    "FirecrawlSearchTool": "the hosted Firecrawl API",
+    "FirecrawlCrawlWebsiteTool": "the hosted Firecrawl API",
+    "FirecrawlScrapeWebsiteTool": "the hosted Firecrawl API",
+    "ApifyActorsTool": "the hosted Apify platform",
+    "BrowserbaseLoadTool": "the hosted Browserbase service",
+    "ComposioTool": "the hosted Composio platform",
+    "DallETool": "OpenAI's image API",
+    "VisionTool": "a hosted vision model",
+    "GithubSearchTool": "the GitHub API",
+    "YoutubeChannelSearchTool": "the YouTube API",
+    "YoutubeVideoSearchTool": "the YouTube API",
+    "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
+    "PGSearchTool": "a PostgreSQL database",
+    "LlamaIndexTool": "LlamaIndex",
+    "WebsiteSearchTool": "retrieval over a live website (not built yet)",
+    "CodeDocsSearchTool": "retrieval over online documentation (not built yet)",
+}
+"""crewai_tools names with no local equivalent here, and what each would need: importing one
+says so instead of a bare "cannot import name", so a ported crew fails with a reason."""
+
 __all__ = [
     "CodeExecutionResult",
     "CodeInterpreterTool",
@@ -56,6 +80,15 @@ def __getattr__(name: str) -> Any:
         value = getattr(module, name)
         globals()[name] = value
         return value
+    if name in _NOT_PROVIDED:
+        # ImportError, not AttributeError: ``from crewgraph.toolkit import X`` would replace an
+        # AttributeError's message with a generic one.
+        raise ImportError(
+            f"crewgraph.toolkit has no {name}: it needs {_NOT_PROVIDED[name]}, and the toolkit "
+            "only ships tools that run locally (files, directories, RAG over local files, web "
+            "scraping, Python code). Wrap a client of that service with @tool or BaseTool.",
+            name=__name__,
+        )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -44,3 +44,10 @@ def test_rag_names_resolve_lazily(name: str) -> None:
 def test_unknown_name() -> None:
     with pytest.raises(AttributeError):
         toolkit.NoSuchTool  # noqa: B018
+
+
+def test_hosted_crewai_tools_say_why_they_are_missing() -> None:
+    with pytest.raises(ImportError, match=r"SerperDevTool: it needs the hosted serper\.dev search API"):
+        from crewgraph.toolkit import SerperDevTool  # noqa: F401
+    with pytest.raises(ImportError, match="only ships tools that run locally"):
+        from crewgraph.toolkit import WebsiteSearchTool  # noqa: F401
