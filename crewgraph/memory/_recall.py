@@ -12,7 +12,8 @@ Deep recall, step by step:
    in between, results are synthesised;
 4. an exploration round asks the LLM what is missing and for new phrases,
    searches them over the whole allowed subtree, merges, and routes again
-   (``exploration_budget`` rounds at most).
+   (``exploration_budget`` rounds at most). A search that finds nothing at all
+   (nothing is visible under the filters) ends the recall without exploring.
 
 If the LLM fails anywhere, recall continues as a plain vector search.
 """
@@ -156,11 +157,17 @@ def deep_recall(
     fetch = req.limit * config.recall_oversample_factor
 
     found: dict[str, tuple[MemoryRecord, float]] = {}
-    for vector in embed(queries):
+    vectors = embed(queries)
+    for vector in vectors:
         _merge(found, _search(storage, req, vector, roots, fetch, cutoff))
-    if cutoff is not None and not found:  # a wrong time hint must not hide everything
-        for vector in embed(queries):
-            _merge(found, _search(storage, req, vector, roots, fetch))
+    if not found and (cutoff is not None or roots != req.roots):
+        # A wrong time hint or scope choice must not hide everything: search as asked.
+        for vector in vectors:
+            _merge(found, _search(storage, req, vector, req.roots, fetch))
+    if not found:
+        # The search has no similarity floor, so nothing found means nothing is visible
+        # under these filters: new phrases cannot find anything, no LLM round is spent.
+        return []
 
     gaps: list[str] = []
     budget = config.exploration_budget

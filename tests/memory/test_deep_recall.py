@@ -137,3 +137,24 @@ def test_time_hint_filters_but_never_hides_everything(make_memory: MakeMemory) -
     llm = FakeLLM([QueryAnalysis(recall_queries=["storage layer"], time_filter="2999-01-01")])
     m = _memory(make_memory, llm, exploration_budget=0)
     assert m.recall(LONG, depth="deep")[0].record.content == "storage layer uses postgres"
+
+
+def test_nothing_visible_means_no_exploration(make_memory: MakeMemory) -> None:
+    llm = FakeLLM([])  # any call would fail the count below
+    m = make_memory(llm=llm)
+    assert m.recall("what database did we choose?", depth="deep") == []  # empty store
+    m.remember("storage layer uses postgres", **explicit(scope="/project/alpha"))
+    assert m.recall("what database?", scope="/project/beta", depth="deep") == []  # empty scope
+    assert m.recall("what database?", categories=["nope"], depth="deep") == []
+    assert llm.call_count == 0
+
+
+def test_a_scope_choice_that_finds_nothing_falls_back_to_the_asked_scope(make_memory: MakeMemory) -> None:
+    llm = FakeLLM([QueryAnalysis(recall_queries=["storage layer"], suggested_scopes=["/office"])])
+    m = make_memory(llm=llm, exploration_budget=0)
+    m.remember("storage layer uses postgres", **explicit(scope="/project/alpha", categories=["architecture"]))
+    m.remember("lunch menu on friday", **explicit(scope="/office", categories=["food"]))
+    # /office holds records, but none of this category: the analysis' choice finds nothing.
+    found = m.recall(LONG, categories=["architecture"], depth="deep")
+    assert [r.record.content for r in found] == ["storage layer uses postgres"]
+    assert llm.call_count == 1
