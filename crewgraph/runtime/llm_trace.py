@@ -12,6 +12,11 @@ the child carries them in its label and ``info`` only, so nothing is counted
 twice. The tracer listens on the event bus, so it covers every node kind that
 calls a model through ``call_llm`` (agent steps, convert, guardrail judges,
 planning, managers) without those nodes knowing about it.
+
+Transport retries (a 429 or 5xx the client retried with backoff) happen inside
+one call; they are counted on that call's record (``attempts``, so the graph
+says "2 retries", and ``info["retry_errors"]``), since "why was this call slow"
+is what a reader of the executed graph asks.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
 from crewgraph.events.llm_events import (
     LLMCallCompletedEvent,
     LLMCallFailedEvent,
+    LLMCallRetryEvent,
     LLMCallStartedEvent,
 )
 from crewgraph.graph.run_record import RunRecord
@@ -53,6 +59,7 @@ class LLMCallTracer:
         self.bus.register_handler(LLMCallStartedEvent, self._started)
         self.bus.register_handler(LLMCallCompletedEvent, self._completed)
         self.bus.register_handler(LLMCallFailedEvent, self._failed)
+        self.bus.register_handler(LLMCallRetryEvent, self._retried)
         return self
 
     def __exit__(
@@ -61,6 +68,7 @@ class LLMCallTracer:
         self.bus.off(LLMCallStartedEvent, self._started)
         self.bus.off(LLMCallCompletedEvent, self._completed)
         self.bus.off(LLMCallFailedEvent, self._failed)
+        self.bus.off(LLMCallRetryEvent, self._retried)
         for pending in self._in_flight.values():
             for rec in pending:
                 rec.status = "cancelled"
@@ -126,3 +134,14 @@ class LLMCallTracer:
         rec.error = event.error
         if event.status_code is not None:
             rec.info["status_code"] = event.status_code
+
+    def _retried(self, source: Any, event: LLMCallRetryEvent) -> None:
+        """The client is about to retry the oldest call in flight for this node (a node makes
+        its model calls one after the other, so that is the call being retried)."""
+        node_id = self._owner(source, event)
+        pending = self._in_flight.get(node_id) if node_id is not None else None
+        if not pending:
+            return
+        rec = pending[0]
+        rec.attempts += 1
+        rec.info.setdefault("retry_errors", []).append(event.error)

@@ -87,3 +87,20 @@ def test_planned_hierarchical_crew_over_http_then_replayed_offline(tmp_path: Pat
     assert replayed.raw == out.raw
     assert [t.raw for t in replayed.tasks_output] == [t.raw for t in out.tasks_output]
     assert replayed.graph.record("t1_research_owls.manager.it1.0.delegate.researcher").status == "completed"
+
+
+def test_transport_retries_show_on_the_llm_call_of_the_executed_graph() -> None:
+    """A 429 and a 503 the client retried are invisible in the answer, but not in the graph."""
+    from crewgraph.export import run_to_json
+
+    replies = [ServerReply.error(429, retry_after=0), ServerReply.error(503), ServerReply.text("ok")]
+    with OpenAICompatServer(replies) as server:
+        llm = LLM(model="m", base_url=server.base_url, api_key="k", retry_initial_delay=0.01, retry_max_delay=0.02)
+        agent = Agent(role="R", goal="g", llm=llm)
+        out = Crew(agents=[agent], tasks=[Task(description="d", expected_output="e", agent=agent)]).kickoff()
+    call = out.graph.record("t1_d.agent.llm1")
+    assert call.status == "completed" and call.attempts == 3 and call.executions == 1
+    assert [e.split(" from ")[0] for e in call.info["retry_errors"]] == ["HTTP 429", "HTTP 503"]
+    assert out.graph.record("t1_d.agent").attempts == 1  # the step itself was not retried
+    assert "2 retries" in out.graph.to_dot()
+    assert run_to_json(out.graph)["totals"]["retries"] == 2
