@@ -221,3 +221,19 @@ def test_two_tools_under_one_model_facing_name_are_a_definition_error() -> None:
     assert "tools[1] ('Search_docs') and tools[0] ('Search docs')" in str(info.value)
     assert "'Search_docs'" in str(info.value)
     assert Agent(role="R", goal="G", tools=[first, first]).tools == [first]  # one tool listed twice
+
+
+# --- empty answers ----------------------------------------------------------------------
+
+
+def test_an_empty_final_answer_is_asked_for_again() -> None:
+    llm = FakeLLM(["", "the answer"])
+    out = _kickoff(_crew(llm))
+    assert out.raw == "the answer"
+    assert "Your reply was empty" in str(llm.calls[-1].messages[-1]["content"])
+    assert not any(m.get("role") == "assistant" and not m.get("content") for m in llm.calls[-1].messages)
+
+
+def test_two_empty_answers_are_an_error_naming_agent_and_task() -> None:
+    with pytest.raises(LLMError, match="Agent 'Clerk' on task 'Do it': the model gave an empty final answer"):
+        _crew(FakeLLM(["", "  "])).kickoff()

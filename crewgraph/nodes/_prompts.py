@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt"]
+__all__ = ["EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt"]
 
 MAX_ITER_MESSAGE = (
     "You have used the maximum number of tool calls allowed for this task. "
     "Do not call any more tools: give your best final answer now, using what you already know."
 )
+
+EMPTY_ANSWER_MESSAGE = "Your reply was empty. Give your complete final answer to the task now."
 
 NO_TOOLS_MESSAGE = (
     "No tools can be used now, so that tool call was not run. "

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from crewgraph._internal.interpolate import interpolate
-from crewgraph.errors import MaxIterationsError
+from crewgraph.errors import LLMError, MaxIterationsError
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
 from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
@@ -32,6 +32,7 @@ from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import (
+    EMPTY_ANSWER_MESSAGE,
     MAX_ITER_MESSAGE,
     NO_TOOLS_MESSAGE,
     format_context,
@@ -60,6 +61,8 @@ class _Loop:
     """The last reply broke the text protocol and was answered with the corrective message."""
     refused_tools: bool = False
     """The model already asked for tools on a turn that offered none and was told to answer."""
+    asked_again: bool = False
+    """The model already gave an empty final answer and was asked for a real one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,7 +165,20 @@ class AgentStepNode(Node):
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
         """The model gave its final answer (already in ``loop.messages``): ask the human, if the
-        task wants that, else finish."""
+        task wants that, else finish. An empty answer is asked for again once, then an error
+        naming the agent and the task: taking it would report success with nothing in it."""
+        if not answer.strip():
+            if loop.asked_again:
+                raise LLMError(
+                    f"Agent {self.agent_role!r} on task {self.task_name!r}: the model gave an empty "
+                    "final answer twice"
+                )
+            loop.asked_again = True
+            loop.iteration += 1
+            if loop.messages and loop.messages[-1].get("role") == "assistant" and not loop.messages[-1].get("content"):
+                loop.messages.pop()  # some servers reject an empty assistant message
+            loop.messages.append({"role": "user", "content": EMPTY_ANSWER_MESSAGE})
+            return await self._again(ctx, loop, step_usage)
         if self.human_input:
             feedback = await self._ask_human(ctx, answer)
             if feedback:
