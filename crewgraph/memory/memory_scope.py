@@ -185,16 +185,31 @@ class MemorySlice:
     def drain_writes(self, timeout: float | None = None) -> None:
         self.memory.drain_writes(timeout)
 
+    def _targets(self, path: str | None) -> list[str]:
+        """``path`` confined to the slice, or every subtree of the slice when it is None."""
+        return [self._inside(path)] if path is not None else list(self.scopes)
+
     def info(self, path: str) -> ScopeInfo:
         return self.memory.info(self._inside(path))
 
-    def list_records(self, limit: int = 200) -> list[MemoryRecord]:
-        """Newest records across the slice's subtrees."""
+    # The listing helpers take the same arguments as Memory's (code written for a Memory
+    # or a MemoryScope works on a slice); without a path they cover every subtree.
+    def list_records(self, scope: str | None = None, limit: int = 200, offset: int = 0) -> list[MemoryRecord]:
+        """Newest records across the slice's subtrees (or in ``scope``, inside the slice)."""
         merged: dict[str, MemoryRecord] = {}
-        for scope in self.scopes:
-            for record in self.memory.list_records(scope, limit=limit):
+        for target in self._targets(scope):
+            for record in self.memory.list_records(target, limit=offset + limit):
                 merged[record.id] = record
-        return sorted(merged.values(), key=lambda r: r.created_at, reverse=True)[:limit]
+        newest = sorted(merged.values(), key=lambda r: r.created_at, reverse=True)
+        return newest[offset : offset + limit]
 
-    def tree(self, max_depth: int = 3) -> str:
-        return "\n".join(self.memory.tree(s, max_depth) for s in self.scopes)
+    def list_categories(self, path: str | None = None) -> dict[str, int]:
+        """Category -> record count across the slice's subtrees (or in ``path``)."""
+        counts: dict[str, int] = {}
+        for target in self._targets(path):
+            for name, n in self.memory.list_categories(target).items():
+                counts[name] = counts.get(name, 0) + n
+        return counts
+
+    def tree(self, path: str | None = None, max_depth: int = 3) -> str:
+        return "\n".join(self.memory.tree(s, max_depth) for s in self._targets(path))

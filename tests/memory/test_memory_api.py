@@ -159,6 +159,23 @@ def test_read_only_slice_reads_many_scopes_and_refuses_writes(make_memory: MakeM
         view.forget()
 
 
+def test_slice_listings_take_memorys_arguments(make_memory: MakeMemory) -> None:
+    m = make_memory()
+    m.remember("policy", scope="/company/knowledge", categories=["security"], importance=0.5)
+    m.remember("note", scope="/agent/researcher/notes", categories=["security", "notes"], importance=0.5)
+    m.remember("hidden", scope="/agent/writer", categories=["drafts"], importance=0.5)
+    view = m.slice(scopes=["/agent/researcher", "/company/knowledge"])
+    assert [r.content for r in view.list_records()] == ["note", "policy"]  # newest first
+    assert [r.content for r in view.list_records(limit=1, offset=1)] == ["policy"]
+    assert [r.content for r in view.list_records(scope="/company/knowledge")] == ["policy"]
+    assert view.list_categories() == {"security": 2, "notes": 1}
+    assert view.list_categories("/agent/researcher") == {"security": 1, "notes": 1}
+    assert view.tree("/agent/researcher", max_depth=0) == "/agent/researcher (1 records)"
+    assert "/company/knowledge (1 records)" in view.tree()
+    with pytest.raises(PermissionError, match="outside"):
+        view.list_records(scope="/agent/writer")
+
+
 def test_read_write_slice_requires_an_explicit_scope_inside_it(make_memory: MakeMemory) -> None:
     m = make_memory()
     view = m.slice(scopes=["/team/alpha", "/team/beta"], read_only=False)
