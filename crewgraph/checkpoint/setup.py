@@ -378,8 +378,10 @@ def _load_factory(ref: Any) -> tuple[Any, str | None]:
 def _build_crew(cls: type[Crew], factory: Any) -> Crew:
     obj, ref = _load_factory(factory)
     crew: Any = obj if isinstance(obj, cls) else (obj() if callable(obj) else None)
-    if not isinstance(crew, cls) and callable(getattr(crew, "crew", None)):
-        crew = crew.crew()  # a @CrewBase class: its instance builds the crew
+    if not isinstance(crew, cls):
+        builder = _crew_method(crew)
+        if builder is not None:
+            crew = builder()  # a @CrewBase class: its instance builds the crew
     if not isinstance(crew, cls):
         got = crew if crew is not None else obj
         raise CheckpointError(
@@ -389,6 +391,19 @@ def _build_crew(cls: type[Crew], factory: Any) -> Crew:
     if ref is not None:
         crew._factory_ref = ref
     return crew
+
+
+def _crew_method(instance: Any) -> Callable[[], Any] | None:
+    """The bound ``@crew`` method of a @CrewBase instance (marked ``is_crew``, whatever its
+    name), else a method named ``crew``; duck-typed, since this layer cannot import the project."""
+    if instance is None or isinstance(instance, type):
+        return None
+    for name in dir(type(instance)):
+        if getattr(getattr(type(instance), name, None), "is_crew", False) is True:
+            method: Callable[[], Any] = getattr(instance, name)
+            return method
+    fallback = getattr(instance, "crew", None)
+    return fallback if callable(fallback) else None
 
 
 def crew_from_checkpoint(

@@ -101,9 +101,29 @@ def crew(meth: F) -> F:
         build_members(self)
         result = meth(self, *args, **kwargs)
         _attach_hooks(self, result)
+        _record_factory(self, result)
         return result
 
     return cast(F, _mark(memoize(assemble), "is_crew"))
+
+
+def _record_factory(instance: Any, result: Any) -> None:
+    """Tell the crew how to rebuild it (``module:Class``), so its checkpointed runs can be
+    resumed with ``Crew.from_checkpoint(config)`` alone, as in CrewAI: checkpoints hold
+    outputs, not code, and a @CrewBase class is exactly the code that builds this crew.
+    Only for a class importable by that name whose ``__init__`` takes no arguments."""
+    import inspect
+
+    cls = type(instance)
+    if getattr(result, "_factory_ref", "unsupported") is not None or "<locals>" in cls.__qualname__:
+        return
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return
+    if any(p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return
+    result._factory_ref = f"{cls.__module__}:{cls.__qualname__}"
 
 
 def _attach_hooks(instance: Any, result: Any) -> None:

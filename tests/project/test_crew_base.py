@@ -131,3 +131,71 @@ def test_subclass_of_a_crewbase_class_sets_up_once(make_project: MakeProject) ->
     assert child.extra == 1
     assert [t.name for t in child.crew().tasks] == ["research_task", "write_task"]
     assert mod.CALLS.count("search") == 1
+
+
+RESUMABLE = '''
+from pathlib import Path
+
+from crewgraph import Agent, Crew, Task
+from crewgraph.checkpoint import CheckpointConfig
+from crewgraph.project import CrewBase, agent, crew, task
+from crewgraph.testing import FakeLLM
+
+LLM = [FakeLLM(["notes", RuntimeError("provider down")])]
+DB = [Path("cp.db")]
+
+
+@CrewBase
+class Resumable:
+    agents_config = None
+    tasks_config = None
+
+    @agent
+    def writer(self) -> Agent:
+        return Agent(role="Writer", goal="g", backstory="b", llm=LLM[-1], max_retry_limit=0)
+
+    @task
+    def research(self) -> Task:
+        return Task(description="Research {topic}", expected_output="notes", agent=self.writer())
+
+    @task
+    def write(self) -> Task:
+        return Task(description="Write", expected_output="post", agent=self.writer())
+
+    @crew
+    def assemble(self) -> Crew:  # not called "crew": found by its @crew mark
+        return Crew(name="resumable", agents=self.agents, tasks=self.tasks, checkpoint=CheckpointConfig(path=DB[-1]))
+'''
+
+
+def test_a_crewbase_run_resumes_from_its_checkpoint_alone(make_project: MakeProject, tmp_path) -> None:
+    """As in CrewAI, ``Crew.from_checkpoint(config)`` needs nothing else: the @crew method
+    records its class, so the crew is rebuilt from it and the finished task is restored."""
+    from crewgraph import CrewGraphError
+    from crewgraph.checkpoint import CheckpointConfig
+
+    mod = make_project(agents=None, tasks=None, module=RESUMABLE)
+    mod.DB.append(tmp_path / "cp.db")
+    built = mod.Resumable().assemble()
+    assert built._factory_ref == f"{mod.__name__}:Resumable"
+    with pytest.raises(CrewGraphError) as failed:
+        built.kickoff({"topic": "owls"})
+    run_id = failed.value.run_id  # type: ignore[attr-defined]
+    mod.LLM.append(FakeLLM(["the post"]))
+    out = Crew.from_checkpoint(CheckpointConfig(path=tmp_path / "cp.db", run_id=run_id)).kickoff()
+    assert out.raw == "the post" and out.run_id == run_id
+    assert len(mod.LLM[-1].calls) == 1  # research was restored, only write ran
+    assert out.graph.record("t1_research.agent").status == "restored"
+
+
+def test_no_factory_is_recorded_for_classes_that_cannot_be_rebuilt_by_name() -> None:
+    @CrewBase
+    class Local:  # defined in a function: not importable by module:qualname
+        agents_config = None
+        tasks_config = None
+
+        @crew
+        def crew(self) -> Crew:
+            return Crew(agents=[], tasks=[])
+
+    assert Local().crew()._factory_ref is None
