@@ -237,3 +237,30 @@ def test_an_empty_final_answer_is_asked_for_again() -> None:
 def test_two_empty_answers_are_an_error_naming_agent_and_task() -> None:
     with pytest.raises(LLMError, match="Agent 'Clerk' on task 'Do it': the model gave an empty final answer"):
         _crew(FakeLLM(["", "  "])).kickoff()
+
+
+# --- a rejected attempt still counts ------------------------------------------------------
+
+
+def test_a_guardrail_redo_keeps_the_rejected_attempts_usage_and_tool_failures() -> None:
+    @tool("flaky")
+    def flaky() -> str:
+        """Fails."""
+        raise RuntimeError("kaput")
+
+    def long_enough(output: TaskOutput) -> tuple[bool, Any]:
+        return (len(output.raw) > 2, output.raw if len(output.raw) > 2 else "too short")
+
+    llm = FakeLLM([FakeToolCall("flaky", {}), "a", "abc"])
+    out = _kickoff(_crew(llm, [flaky], guardrail=long_enough))
+    task = out.tasks_output[0]
+    assert task.raw == "abc"
+    assert [r.tool_name for r in task.tool_failures] == ["flaky"]
+    assert out.has_tool_failures
+    assert task.token_usage.successful_requests == 3 == out.token_usage.successful_requests
+
+
+def test_a_judges_tokens_count_for_the_task() -> None:
+    llm = FakeLLM(["a long answer", '{"valid": true}'])
+    out = _kickoff(_crew(llm, guardrail="must be an answer"))
+    assert out.tasks_output[0].token_usage.successful_requests == 2 == out.token_usage.successful_requests

@@ -69,7 +69,7 @@ class GuardrailNode(Node):
             state = ctx.resume
             produced = ctx.spawned.get(state.child_id)
             if isinstance(produced, TaskOutput):
-                state.output = produced
+                state.output = _carry_over(state.output, produced) if state.redo_index == 0 else produced
             state.redo_index += 1
             if state.redo_index < len(self.redo):
                 return self._spawn_redo(state)
@@ -86,6 +86,8 @@ class GuardrailNode(Node):
         for check in checks:
             ok, value, spent = await self._check(ctx, check, state.output, state.retries)
             usage = usage.add(spent)
+            if spent is not None:  # a judge's tokens are the task's too
+                state.output = state.output.model_copy(update={"token_usage": state.output.token_usage.add(spent)})
             if not ok:
                 state.reason = str(value)
                 if state.retries >= self.max_retries or not self.redo:
@@ -193,6 +195,17 @@ class GuardrailNode(Node):
         d = super().describe()
         d.update(task=self.task_name, guardrail=guardrail_name(self.checks[-1]), max_retries=self.max_retries)
         return d
+
+
+def _carry_over(rejected: TaskOutput, redone: TaskOutput) -> TaskOutput:
+    """The redone output, still accounting for the rejected attempt: its tokens were spent and
+    its tool failures happened, so the task's usage and ``tool_failures`` keep them."""
+    return redone.model_copy(
+        update={
+            "token_usage": rejected.token_usage.add(redone.token_usage),
+            "tool_failures": [*rejected.tool_failures, *redone.tool_failures],
+        }
+    )
 
 
 def _unpack(result: Any, name: str, task: str) -> tuple[bool, Any]:
