@@ -87,6 +87,12 @@ class Memory(ExploreMixin, _MemoryKnobs):
             raise TypeError(f"llm must be a model name or a BaseLLM, got {type(self.llm).__name__}")
         if self.embedder is not None and not (isinstance(self.embedder, dict) or callable(self.embedder)):
             raise TypeError("embedder must be a callable list[str] -> list[list[float]], a provider dict or None")
+        if isinstance(self.embedder, dict):
+            from crewgraph.rag.embeddings.factory import build_embedder
+
+            # Built now -- cheap: no client, no model is loaded before the first embedding -- so
+            # a misconfigured provider fails here, not later in a background save that only logs.
+            self._embedder_obj = build_embedder(self.embedder)
         self._analyst = Analyst(self._get_llm, self._config.default_importance)
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Memory:

@@ -69,6 +69,16 @@ def test_unknown_provider_lists_the_supported_ones() -> None:
         assert name in str(err.value)
 
 
+def test_memory_rejects_a_misconfigured_embedder_when_built() -> None:
+    from crewgraph.memory import Memory
+
+    # Not at the first save: remember_many saves in the background, where it could only log.
+    with pytest.raises(ValueError, match="unknown embedder provider 'cohere'"):
+        Memory(embedder={"provider": "cohere", "config": {}})
+    with pytest.raises(ValueError, match="azure embedder needs config\\['api_base'\\]"):
+        Memory(embedder={"provider": "azure", "config": {"deployment_id": "d"}})
+
+
 def test_custom_provider_and_bad_configs() -> None:
     fn = lambda texts: [[1.0] for _ in texts]  # noqa: E731
     assert build_embedder({"provider": "custom", "config": {"embedding_callable": fn}}) is fn
