@@ -264,3 +264,9 @@ def test_a_judges_tokens_count_for_the_task() -> None:
     llm = FakeLLM(["a long answer", '{"valid": true}'])
     out = _kickoff(_crew(llm, guardrail="must be an answer"))
     assert out.tasks_output[0].token_usage.successful_requests == 2 == out.token_usage.successful_requests
+
+
+def test_a_misspelled_tool_option_is_an_error_not_ignored() -> None:
+    with pytest.raises(TypeError, match=r"unknown option\(s\) result_as_anwser; tool options are: .*result_as_answer"):
+        tool("publish", result_as_anwser=True)
+    assert tool("publish", description="Publish it.", max_usage_count=2)(lambda text: text).max_usage_count == 2

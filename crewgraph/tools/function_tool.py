@@ -87,6 +87,12 @@ def tool(
     ``tool_failure_policy``, ``cache_function``...) become tool fields.
     """
 
+    unknown = sorted(set(fields) - set(Tool.model_fields) - {"name", "description"})
+    if unknown:
+        # Tool ignores unknown keywords, so a typo (``result_as_anwser=True``) would be lost silently.
+        options = ", ".join(sorted(set(Tool.model_fields) - {"func", "name", "description", "args_schema"}))
+        raise TypeError(f"@tool got unknown option(s) {', '.join(unknown)}; tool options are: {options}")
+
     def build(func: Callable[..., Any], name: str | None) -> Tool:
         return Tool.from_function(
             func,
