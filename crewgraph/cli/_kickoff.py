@@ -18,7 +18,7 @@ import typer
 from crewgraph.cli._errors import UserError, describe
 from crewgraph.cli._target import Target
 
-__all__ = ["configure_checkpoint", "err_console", "print_result", "run_target"]
+__all__ = ["TerminalFeedback", "configure_checkpoint", "err_console", "print_result", "run_target"]
 
 
 def err_console() -> Any:
@@ -81,10 +81,11 @@ def run_target(
             console.print(f"[dim]inputs: {shown}[/]")
     from crewgraph.cli._progress import NodeProgress
 
-    progress = contextlib.nullcontext() if quiet else NodeProgress(console)
+    progress = None if quiet else NodeProgress(console)
+    _ask_on_the_terminal(target, progress)
     start = time.perf_counter()
     try:
-        with progress:
+        with progress if progress is not None else contextlib.nullcontext():
             if target.kind == "crew" or from_checkpoint is not None:
                 result = target.obj.kickoff(inputs=inputs, from_checkpoint=from_checkpoint)
             else:
@@ -101,6 +102,44 @@ def run_target(
     if not quiet:
         _summary(console, target, result, time.perf_counter() - start)
     return result
+
+
+class TerminalFeedback:
+    """The CLI's input provider for ``human_input`` tasks.
+
+    Unlike the library default (``input()``), the prompt goes to stderr, so
+    ``crewgraph run > answer.md`` still captures only the answer; the progress
+    spinner pauses while the human types; and the end of input (stdin closed or
+    redirected: CI, pipes, ``< /dev/null``) accepts the answer instead of failing
+    the task, since nobody is there to give feedback.
+    """
+
+    def __init__(self, progress: Any = None) -> None:
+        self.progress = progress
+
+    def __call__(self, prompt: str) -> str:
+        import sys
+
+        pause = self.progress.suspended() if self.progress is not None else contextlib.nullcontext()
+        with pause:
+            sys.stderr.write(prompt)
+            sys.stderr.flush()
+            try:
+                line = sys.stdin.readline()  # "" at end of input: accept the answer
+            except (OSError, ValueError):  # no usable stdin at all
+                line = ""
+            if not line.endswith("\n"):
+                sys.stderr.write("\n")  # nothing was typed: end the prompt's line
+        return line.strip()
+
+
+def _ask_on_the_terminal(target: Target, progress: Any) -> None:
+    """Give a crew with ``human_input`` tasks the CLI's provider, unless it has its own."""
+    obj = target.obj
+    if target.kind != "crew" or getattr(obj, "input_provider", None) is not None:
+        return
+    if any(getattr(task, "human_input", False) for task in obj.tasks):
+        obj.input_provider = TerminalFeedback(progress)
 
 
 def _drain_stream(result: Any) -> Any:

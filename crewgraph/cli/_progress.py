@@ -9,7 +9,9 @@ only finished/failed/retried lines are printed, so logs stay readable.
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from crewgraph.events.base import BaseEvent
@@ -64,6 +66,21 @@ class NodeProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextlib.contextmanager
+    def suspended(self) -> Iterator[None]:
+        """Stop the spinner while a human types: it redraws its line several times a second
+        (over the prompt) and redirects the terminal's output while it runs."""
+        live = self._live
+        if live is None:
+            yield
+            return
+        live.stop()
+        try:
+            yield
+        finally:
+            if self._live is live:
+                live.start()
 
     def close(self) -> None:
         for event_type, handler in self._handlers:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -121,3 +122,28 @@ def test_llm_fake_reaches_every_model_of_the_crew(write_module) -> None:
     reply = fake.call("summarise", response_model=Report)
     assert reply.parsed == Report(title="fake", score=0, tags=[])
     assert fake.call("Current Task: write\nmore").content == "(fake answer from crewgraph --llm fake) write"
+
+
+HUMAN_MODULE = """
+from crewgraph import Agent, Crew, Task
+from crewgraph.testing import FakeLLM
+
+llm = FakeLLM(["draft", "shorter draft"], default="again")
+a = Agent(role="Writer", goal="g", backstory="b", llm=llm)
+crew = Crew(name="reviewed", agents=[a], tasks=[Task(description="Write", expected_output="x", agent=a, human_input=True)])
+"""
+
+
+def test_human_input_on_the_terminal(cli, write_module) -> None:
+    """Feedback is read from stdin with the prompt on stderr (stdout stays the answer alone),
+    and the end of input accepts the answer instead of failing the task."""
+    mod = write_module(HUMAN_MODULE)
+    result = cli("run", f"{mod}:crew", "-q", "--no-checkpoint", input="make it shorter\n\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "shorter draft\n"
+    assert result.stderr.count("Give feedback to improve it") == 2
+    llm = importlib.import_module(mod).llm
+    assert "Human feedback on your answer: make it shorter" in llm.calls[1].prompt
+    closed = cli("run", f"{mod}:crew", "-q", "--no-checkpoint", input="")  # stdin at its end: accepted
+    assert closed.exit_code == 0, closed.output
+    assert closed.stdout == "again\n" and len(llm.calls) == 3
