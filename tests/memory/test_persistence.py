@@ -229,6 +229,8 @@ def test_default_storage_location(monkeypatch: pytest.MonkeyPatch, store_dir: Pa
     backend = resolve_storage(None)
     assert isinstance(backend, QdrantEdgeStorage) and backend.path == store_dir / "memory"
     assert isinstance(resolve_storage("lancedb"), QdrantEdgeStorage)  # CrewAI's default name
+    blank = resolve_storage("  ")  # the default, not the working directory itself
+    assert isinstance(blank, QdrantEdgeStorage) and blank.path == store_dir / "memory"
     assert isinstance(resolve_storage(str(store_dir / "x")), QdrantEdgeStorage)
     assert isinstance(resolve_storage(store_dir / "x"), QdrantEdgeStorage)
     server = resolve_storage("http://localhost:6333")

@@ -1,7 +1,7 @@
 """Turn ``Memory(storage=...)`` into a backend, without opening anything yet.
 
 - a backend object: used as is;
-- ``None``, ``"qdrant-edge"``, ``"default"`` or ``"lancedb"`` (CrewAI's name for
+- ``None``, ``""``, ``"qdrant-edge"``, ``"default"`` or ``"lancedb"`` (CrewAI's name for
   its default, accepted so ported code runs): a Qdrant server when
   ``CREWGRAPH_QDRANT_URL`` is set, else the embedded store at
   ``$CREWGRAPH_STORAGE_DIR/memory`` or ``./.crewgraph/memory``;
@@ -46,7 +46,9 @@ def _edge(path: str | os.PathLike[str]) -> StorageBackend:
 
 def resolve_storage(storage: Any) -> StorageBackend:
     """The backend for a ``storage=`` argument (see the module docstring)."""
-    if storage is None or (isinstance(storage, str) and storage.strip().lower() in DEFAULT_STORAGE_NAMES):
+    # A blank string is the default too: as a path it would put the store's files straight
+    # into the working directory.
+    if storage is None or (isinstance(storage, str) and storage.strip().lower() in DEFAULT_STORAGE_NAMES | {""}):
         url = os.environ.get("CREWGRAPH_QDRANT_URL")
         return _server(url) if url else _edge(default_storage_path())
     if isinstance(storage, os.PathLike):
