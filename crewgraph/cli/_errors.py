@@ -85,6 +85,19 @@ def _user_facing(exc: BaseException) -> bool:
     )
 
 
+def _passthrough() -> tuple[type[BaseException], ...]:
+    """Exceptions typer itself turns into an exit (``--help``, a declined ``confirm``, a
+    ``BadParameter``): re-raised untouched. Recent typer versions vendor click, so both
+    click's classes and typer's own are listed (``TyperException`` is the vendored base)."""
+    found: list[type[BaseException]] = [
+        typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException, click.Abort
+    ]
+    vendored = getattr(getattr(typer, "exceptions", None), "TyperException", None)
+    if isinstance(vendored, type) and issubclass(vendored, BaseException):
+        found.append(vendored)
+    return tuple(found)
+
+
 def guarded(func: F) -> F:
     """Run a command body behind the boundary (keeps the signature typer reads)."""
 
@@ -92,7 +105,7 @@ def guarded(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.Abort):
+        except _passthrough():
             raise
         except KeyboardInterrupt:
             typer.echo("Interrupted.", err=True)

@@ -31,6 +31,8 @@ def test_list_show_delete(cli, project: Path) -> None:
     gone = cli("checkpoints", "delete", first)
     assert gone.exit_code == 1 and "no run" in gone.stderr
     assert cli("checkpoints", "delete").exit_code == 1  # neither ids nor --all
+    declined = cli("checkpoints", "delete", "--all", input="n\n")  # asks first; "no" keeps everything
+    assert declined.exit_code == 1 and "Aborted" in declined.output and "unexpected" not in declined.output
     wiped = cli("checkpoints", "delete", "--all", "--yes")
     assert wiped.exit_code == 0 and "Deleted 1 runs." in wiped.stdout
     assert "No checkpointed runs" in cli("checkpoints", "list").stdout
