@@ -270,3 +270,13 @@ def test_a_misspelled_tool_option_is_an_error_not_ignored() -> None:
     with pytest.raises(TypeError, match=r"unknown option\(s\) result_as_anwser; tool options are: .*result_as_answer"):
         tool("publish", result_as_anwser=True)
     assert tool("publish", description="Publish it.", max_usage_count=2)(lambda text: text).max_usage_count == 2
+
+
+def test_an_async_guardrail_is_awaited() -> None:
+    async def long_enough(output: TaskOutput) -> tuple[bool, Any]:
+        await asyncio.sleep(0)
+        return (len(output.raw) > 2, output.raw if len(output.raw) > 2 else "too short")
+
+    llm = FakeLLM(["a", "abc"])
+    assert _kickoff(_crew(llm, guardrail=long_enough)).raw == "abc"
+    assert "too short" in str(llm.calls[-1].messages[-1]["content"])

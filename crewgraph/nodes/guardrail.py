@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -131,7 +132,12 @@ class GuardrailNode(Node):
             if isinstance(check, str):
                 ok, value, spent = await self._judge(ctx, check, output)
             else:
-                result = await asyncio.to_thread(check, output)
+                # An ``async def`` guardrail passes the Task's signature check, so it is awaited
+                # here (on the loop) rather than failing as "returned a coroutine".
+                if inspect.iscoroutinefunction(check) or inspect.iscoroutinefunction(getattr(check, "__call__", None)):  # noqa: B004
+                    result = await check(output)
+                else:
+                    result = await asyncio.to_thread(check, output)
                 ok, value = _unpack(result, name, self.task_name)
         except GuardrailError:
             raise
