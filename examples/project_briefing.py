@@ -38,9 +38,9 @@ def outline_tool(root: Path) -> BaseTool:
     @tool("outline_python")
     def outline_python(path: str) -> str:
         """Outline one Python file: its docstring, classes and top-level functions, with line counts."""
-        file = (root / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
         base = root.resolve()
-        if not (file == base or base in file.parents or (REPO in file.parents)):
+        file = (base / path).resolve()
+        if base not in file.parents:
             return f"refused: {path} is outside {root}"
         try:
             source = file.read_text(encoding="utf-8")
@@ -100,12 +100,12 @@ def choose_model() -> tuple[BaseLLM, str]:
 
 
 def build_crew(folder: Path, out_dir: Path, llm: BaseLLM, verbose: bool = False) -> Crew:
-    rel = os.path.relpath(folder, Path.cwd())
     cartographer = Agent(
         role="Code Cartographer",
         goal="Map the modules of the code in {folder} and what each is for",
         backstory="You read unfamiliar codebases quickly and describe them precisely.",
-        tools=[DirectoryReadTool(directory=rel, base_dir=str(Path.cwd())), outline_tool(Path.cwd())],
+        # Both tools see the folder by its own name, confined to its parent: paths read "pkg/mod.py".
+        tools=[DirectoryReadTool(directory=folder.name, base_dir=str(folder.parent)), outline_tool(folder.parent)],
         llm=llm,
     )
     auditor = Agent(
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> CrewOutput:
     print(f"Model: {described}")
     crew = build_crew(folder, out_dir, llm, verbose=args.verbose)
     started = time.perf_counter()
-    output = crew.kickoff(inputs={"folder": os.path.relpath(folder, Path.cwd())})
+    output = crew.kickoff(inputs={"folder": folder.name})
     elapsed = time.perf_counter() - started
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / "briefing.md"]
@@ -166,6 +166,8 @@ def main(argv: list[str] | None = None) -> CrewOutput:
           f"({output.token_usage.successful_requests} model calls).")
     for task in output.tasks_output:
         print(f"  - {task.name}: {len(task.raw)} characters by {task.agent}")
+    for record in output.tool_failures:
+        print(f"  ! tool failure: {record.summary()}")
     print("Wrote:\n" + "\n".join(f"  {p}" for p in written))
     print("\n" + output.raw[:1200])
     if isinstance(llm, BaseLLM) and llm.model == "offline-extractive":
