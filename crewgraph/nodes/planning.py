@@ -79,9 +79,12 @@ class PlanningNode(Node):
             {"role": "system", "content": f"You are {PLANNER_ROLE}. {PLANNER_BACKSTORY}\nYour personal goal is: {PLANNER_GOAL}"},
             {"role": "user", "content": self._prompt(ctx.inputs)},
         ]
-        reply = await call_llm(
-            ctx, llm, messages, response_model=PlannerTaskPydanticOutput, rpm_keys=self.rpm_keys
-        )
+        try:
+            reply = await call_llm(
+                ctx, llm, messages, response_model=PlannerTaskPydanticOutput, rpm_keys=self.rpm_keys
+            )
+        except StructuredOutputError as exc:
+            raise StructuredOutputError(f"crew planning step (planning=True): {exc}") from exc
         parsed = reply.parsed
         if not isinstance(parsed, PlannerTaskPydanticOutput):
             try:

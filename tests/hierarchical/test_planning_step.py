@@ -105,3 +105,11 @@ def test_resumed_run_keeps_its_plan(tmp_path: Path) -> None:
     assert out.raw == "post" and planner.calls == []
     assert out.graph.record("planning").status == "restored"
     assert "Plan for this task:\nP2" in llm.calls[0].prompt
+
+
+def test_a_failing_planner_is_named_in_the_error() -> None:
+    from crewgraph.errors import StructuredOutputError
+
+    planner = FakeLLM(responses=[StructuredOutputError("no valid PlannerTaskPydanticOutput after 3 attempt(s)")])
+    with pytest.raises(StructuredOutputError, match=r"crew planning step \(planning=True\)"):
+        _crew(FakeLLM(responses=["a", "b"]), planner).kickoff({"topic": "AI"})
