@@ -16,8 +16,9 @@ The file is JSON lines in ``RecordingLLM``'s format (``request``,
 ``response``, ``error``, ``model``), written, read and replayed with the
 helpers of ``crewgraph.llm.recording``, so either tool can read the other's
 recordings. Turning it on for a crew wraps every model the compiled graph
-uses (node ``llm`` fields, guardrail redo templates, delegation coworkers and
-the crew's default model), so no node knows it is being recorded.
+uses (node ``llm`` and ``function_calling_llm`` fields, guardrail redo
+templates, delegation coworkers and the crew's default model), so no node
+knows it is being recorded.
 
 Modes: ``auto`` records when the file does not exist and replays when it
 does; ``record`` always re-records; ``replay`` never touches the network.
@@ -235,6 +236,11 @@ def _default_model() -> str:
     return os.environ.get("OPENAI_MODEL_NAME") or DEFAULT_MODEL
 
 
+_MODEL_FIELDS = frozenset({"llm", "function_calling_llm"})
+"""Node fields holding a model. ``function_calling_llm`` makes an agent's tool turns: left
+out, those calls would go live during a replay (and never reach the recording)."""
+
+
 def _rewire(value: Any, wrap: Any) -> Any:
     """A copy of a node (or tool, or tuple of them) whose models go through ``wrap``."""
     if isinstance(value, Node):
@@ -243,7 +249,7 @@ def _rewire(value: Any, wrap: Any) -> Any:
             if not f.init:
                 continue
             current = getattr(value, f.name)
-            new = wrap(current) if f.name == "llm" else _rewire(current, wrap)
+            new = wrap(current) if f.name in _MODEL_FIELDS else _rewire(current, wrap)
             if new is not current:
                 changes[f.name] = new
         return dataclasses.replace(value, **changes) if changes else value

@@ -180,3 +180,21 @@ def test_cassette_false_opts_out_of_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(CASSETTE_ENV, str(tmp_path / "tape.jsonl"))
     assert CassetteConfig.coerce(None) is not None
     assert CassetteConfig.coerce(False) is None
+
+
+def test_function_calling_llm_is_taped_too(tmp_path: Path) -> None:
+    """An agent's function_calling_llm makes its tool turns: those calls are recorded and
+    replayed like the others (before, they bypassed the tape and went live on replay)."""
+    tape = tmp_path / "fc.jsonl"
+
+    def crew(main: FakeLLM, turns: FakeLLM) -> Crew:
+        agent = Agent(role="A", goal="g", llm=main, function_calling_llm=turns, tools=[note], max_retry_limit=0)
+        return Crew(agents=[agent], tasks=[Task(description="d", expected_output="x", agent=agent)], cassette=tape)
+
+    turns = FakeLLM([FakeToolCall("note", {"text": "x"}), "done with the note"], model="tool-model")
+    recorded = crew(FakeLLM([], model="main"), turns).kickoff()
+    assert recorded.raw == "done with the note" and len(turns.calls) == 2
+    assert [json.loads(line)["model"] for line in tape.read_text().splitlines()] == ["tool-model", "tool-model"]
+    offline_main, offline_turns = FakeLLM([], model="main"), FakeLLM([], model="tool-model")
+    assert crew(offline_main, offline_turns).kickoff().raw == "done with the note"
+    assert offline_main.calls == [] and offline_turns.calls == []
