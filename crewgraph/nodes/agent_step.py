@@ -384,7 +384,10 @@ class AgentStepNode(Node):
         )
         if provider is None:
             provider = input
-        reply = await asyncio.to_thread(provider, prompt)
+        try:
+            reply = await asyncio.to_thread(provider, prompt)
+        except EOFError:  # no terminal (stdin closed): nobody to ask, the answer stands
+            return ""
         return str(reply or "").strip()
 
     def _callbacks(self, reply: Any) -> None:
@@ -394,7 +397,7 @@ class AgentStepNode(Node):
     def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
         output = TaskOutput(
             description=interpolate(self.description, ctx.inputs),
-            name=self.task_name,
+            name=interpolate(self.task_name, ctx.inputs),
             expected_output=interpolate(self.expected_output, ctx.inputs),
             raw=answer,
             agent=interpolate(self.agent_role, ctx.inputs),

@@ -105,3 +105,16 @@ def test_agent_fields_are_interpolated_like_task_fields() -> None:
     system = llm.calls[0].messages[0]["content"]
     assert system.startswith("You are AI Researcher. Loves AI") and "Study AI" in system
     assert out.agent == "AI Researcher"
+
+
+def test_human_input_without_a_terminal_accepts_the_answer() -> None:
+    from crewgraph.graph import RunState
+
+    def closed_stdin(prompt: str) -> str:
+        raise EOFError
+
+    llm = FakeLLM(responses=["answer"])
+    state = RunState(extras={"input_provider": closed_stdin})
+    out = run_node(step(human_input=True, task_name="About {x}"), inputs={"x": 7}, llm=llm, state=state).output
+    assert out.raw == "answer" and len(llm.calls) == 1
+    assert out.name == "About 7"
