@@ -105,6 +105,8 @@ class ToolCallNode(Node):
             "failed": outcome.failure is not None,
             "from_cache": outcome.from_cache,
         }
+        if outcome.failure is not None:  # a handled failure: shown on the executed graph
+            info["error"] = outcome.failure.summary()
         return NodeResult(output=outcome, info=info)
 
     @classmethod

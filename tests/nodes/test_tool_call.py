@@ -441,3 +441,15 @@ def test_scheduler_treats_raise_policy_as_fatal() -> None:
     testing = pytest.importorskip("crewgraph.testing", reason="crewgraph.testing.run_node not available yet")
     with pytest.raises(ToolExecutionFailedError):
         testing.run_node(_node(reporter, {"channel": "c"}, policies=("raise",)))
+
+
+def test_handled_failure_is_described_in_the_node_info() -> None:
+    from crewgraph.llm.types import ToolCall as _Call
+    from crewgraph.nodes.tool_call import ToolCallNode as _Node
+    from crewgraph.testing import run_node as _run
+
+    node = _Node(id="t.it1.0.x", call=_Call(id="c1", name="nope", arguments="{}"), tool=None,
+                 available=("Other",), task_name="t")
+    result = _run(node)
+    assert result.info["failed"] is True
+    assert "nope" in result.info["error"]
