@@ -238,3 +238,28 @@ def test_crew_cache_off_disables_tool_caching_and_exhausted_fake_surfaces() -> N
     short = Agent(role="R", goal="g", llm=FakeLLM(responses=[]))
     with pytest.raises(FakeLLMExhaustedError):
         Crew(agents=[short], tasks=[Task(description="d", expected_output="e", agent=short)]).kickoff()
+
+
+def test_max_execution_time_bounds_the_whole_task_including_tool_calls() -> None:
+    import threading
+
+    from crewgraph.errors import NodeTimeoutError
+    from crewgraph.testing import FakeToolCall
+    from crewgraph.tools import tool
+
+    release = threading.Event()
+
+    @tool("Slow")
+    def slow(x: int) -> str:
+        """A tool that hangs until released."""
+        release.wait(10)
+        return "late"
+
+    a = Agent(role="R", goal="g", tools=[slow], max_execution_time=0.3, max_retry_limit=0,
+              llm=FakeLLM(responses=[[FakeToolCall("Slow", {"x": 1})], "never reached"]))
+    crew = Crew(agents=[a], tasks=[Task(name="wait", description="d", expected_output="e", agent=a)])
+    try:
+        with pytest.raises(NodeTimeoutError, match="timed out"):
+            crew.kickoff()
+    finally:
+        release.set()

@@ -16,17 +16,18 @@ spawned ``ToolCallNode`` and its result comes back as ``Observation: ...``.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from crewgraph._internal.interpolate import interpolate
-from crewgraph.errors import LLMError, MaxIterationsError
+from crewgraph.errors import LLMError, MaxIterationsError, NodeTimeoutError
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
 from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
-from crewgraph.graph.policies import RetryPolicy
+from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _text_tools as text_tools
@@ -61,6 +62,8 @@ class _Loop:
     """The last reply broke the text protocol and was answered with the corrective message."""
     refused_tools: bool = False
     """The model already asked for tools on a turn that offered none and was told to answer."""
+    deadline: float | None = None
+    """``time.monotonic()`` by which the whole task must be done (``max_execution_time``)."""
     asked_again: bool = False
     """The model already gave an empty final answer and was asked for a real one."""
 
@@ -104,6 +107,7 @@ class AgentStepNode(Node):
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         loop: _Loop = ctx.resume if isinstance(ctx.resume, _Loop) else self._start(ctx)
+        self._check_deadline(loop)
         step_usage = UsageMetrics()
         if ctx.resume is not None and loop.pending:
             final = self._absorb_tools(loop, ctx)
@@ -152,7 +156,7 @@ class AgentStepNode(Node):
         if reply.tool_calls and specs:
             loop.iteration += 1
             loop.messages.append(reply.assistant_message())
-            children = self._tool_nodes(reply.tool_calls, loop.iteration)
+            children = self._tool_nodes(reply.tool_calls, loop.iteration, loop)
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
         if reply.tool_calls and not (reply.content or "").strip() and reply.parsed is None:
@@ -206,7 +210,7 @@ class AgentStepNode(Node):
         loop.iteration += 1
         if not self.tools and reply.tool_calls:
             loop.messages.append(reply.assistant_message())
-            children = self._tool_nodes(reply.tool_calls, loop.iteration)
+            children = self._tool_nodes(reply.tool_calls, loop.iteration, loop)
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
         if loop.text_mode:
@@ -236,7 +240,7 @@ class AgentStepNode(Node):
             loop.iteration += 1
             loop.messages.append({"role": "assistant", "content": parsed.text})
             call = ToolCall(id=f"text_{loop.iteration}", name=parsed.tool, arguments=parsed.arguments)
-            children = self._tool_nodes([call], loop.iteration)
+            children = self._tool_nodes([call], loop.iteration, loop)
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
         loop.messages.append({"role": "assistant", "content": content})
@@ -279,7 +283,8 @@ class AgentStepNode(Node):
                 tools=[getattr(t, "name", str(t)) for t in self.tools],
             )
         )
-        return _Loop(messages=messages)
+        seconds = self.timeout.seconds
+        return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None)
 
     def _context(self, ctx: NodeContext) -> str:
         return format_context(
@@ -325,7 +330,7 @@ class AgentStepNode(Node):
             plans = ctx.state.extras.get("task_plans") or {}
         return str(plans.get(self.plan_key, ""))
 
-    def _tool_nodes(self, calls: list[Any], iteration: int) -> list[Any]:
+    def _tool_nodes(self, calls: list[Any], iteration: int, loop: _Loop | None = None) -> list[Any]:
         from crewgraph.nodes.tool_call import ToolCallNode
 
         by_name: dict[str, Any] = {}
@@ -348,9 +353,28 @@ class AgentStepNode(Node):
                 task_name=self.task_name,
                 policies=self.tool_policies,
                 cache=self.cache,
+                timeout=self._time_left(loop),
             )
             for k, call in enumerate(calls)
         ]
+
+    def _time_left(self, loop: _Loop | None) -> TimeoutPolicy:
+        """A tool call may use what is left of the task's ``max_execution_time`` (or no limit)."""
+        if loop is None or loop.deadline is None:
+            return TimeoutPolicy()
+        return TimeoutPolicy(max(loop.deadline - time.monotonic(), 0.001))
+
+    def _check_deadline(self, loop: _Loop) -> None:
+        """``max_execution_time`` bounds the whole task (model turns and tool calls), not one turn."""
+        if loop.deadline is not None and time.monotonic() > loop.deadline:
+            err = NodeTimeoutError(
+                f"task {self.task_name!r}: agent {self.agent_role!r} exceeded its max_execution_time "
+                f"of {self.timeout.seconds:g}s",
+                node_id=self.id,
+                kind=self.kind,
+            )
+            err.retryable = False  # another attempt would start past the deadline too
+            raise err
 
     def _absorb_tools(self, loop: _Loop, ctx: NodeContext) -> str | None:
         """Append each tool outcome as a tool message; return a final answer if one is forced."""
