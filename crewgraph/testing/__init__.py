@@ -22,6 +22,7 @@ from crewgraph.testing.fake_llm import (
 )
 
 if TYPE_CHECKING:
+    from crewgraph.testing.fake_http import FakeHTTPService, FakeRequestRecord
     from crewgraph.testing.network import NetworkBlockedError, network_blocked
     from crewgraph.testing.openai_server import (
         OpenAICompatServer,
@@ -33,10 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FakeEmbedder",
+    "FakeHTTPService",
     "FakeLLM",
     "FakeLLMExhaustedError",
     "FakeReply",
     "FakeRequest",
+    "FakeRequestRecord",
     "FakeToolCall",
     "NetworkBlockedError",
     "OpenAICompatServer",
@@ -51,6 +54,8 @@ __all__ = [
 # The HTTP server and the network guard load on first use: a test that only needs
 # FakeLLM should not import http.server.
 _LAZY = {
+    "FakeHTTPService": "crewgraph.testing.fake_http",
+    "FakeRequestRecord": "crewgraph.testing.fake_http",
     "NetworkBlockedError": "crewgraph.testing.network",
     "OpenAICompatServer": "crewgraph.testing.openai_server",
     "RecordedRequest": "crewgraph.testing.openai_server",
