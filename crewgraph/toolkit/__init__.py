@@ -36,12 +36,15 @@ _RAG_TOOLS = frozenset(
 _HOSTED_TOOLS = {
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
+    "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FirecrawlCrawlWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
+    "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
+    "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
@@ -49,14 +52,11 @@ _NOT_PROVIDED = {
     "ComposioTool": "the hosted Composio platform",
     "DallETool": "OpenAI's image API",
     "VisionTool": "a hosted vision model",
-    "GithubSearchTool": "the GitHub API",
     "YoutubeChannelSearchTool": "the YouTube API",
     "YoutubeVideoSearchTool": "the YouTube API",
     "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
     "PGSearchTool": "a PostgreSQL database",
     "LlamaIndexTool": "LlamaIndex",
-    "WebsiteSearchTool": "retrieval over a live website (not built yet)",
-    "CodeDocsSearchTool": "retrieval over online documentation (not built yet)",
 }
 """crewai_tools names with no equivalent here yet, and what each would need: importing one
 says so instead of a bare "cannot import name", so a ported crew fails with a reason."""
@@ -64,6 +64,7 @@ says so instead of a bare "cannot import name", so a ported crew fails with a re
 __all__ = [
     "ApifyActorsTool",
     "BrowserbaseLoadTool",
+    "CodeDocsSearchTool",
     "CodeExecutionResult",
     "CodeInterpreterTool",
     "DirectoryReadTool",
@@ -74,9 +75,11 @@ __all__ = [
     "FirecrawlCrawlWebsiteTool",
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
+    "GithubSearchTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
     "SerperDevTool",
+    "WebsiteSearchTool",
 ]
 
 
