@@ -37,6 +37,7 @@ _HOSTED_TOOLS = {
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
     "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
+    "DallETool": "crewgraph.toolkit.openai_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FirecrawlCrawlWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
@@ -44,14 +45,13 @@ _HOSTED_TOOLS = {
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
     "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
+    "VisionTool": "crewgraph.toolkit.openai_tools",
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 _NOT_PROVIDED = {
     "ComposioTool": "the hosted Composio platform",
-    "DallETool": "OpenAI's image API",
-    "VisionTool": "a hosted vision model",
     "YoutubeChannelSearchTool": "the YouTube API",
     "YoutubeVideoSearchTool": "the YouTube API",
     "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
@@ -67,6 +67,7 @@ __all__ = [
     "CodeDocsSearchTool",
     "CodeExecutionResult",
     "CodeInterpreterTool",
+    "DallETool",
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
@@ -79,6 +80,7 @@ __all__ = [
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
     "SerperDevTool",
+    "VisionTool",
     "WebsiteSearchTool",
 ]
 
