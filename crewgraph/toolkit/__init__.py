@@ -44,6 +44,7 @@ _HOSTED_TOOLS = {
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
     "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
+    "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
     "VisionTool": "crewgraph.toolkit.openai_tools",
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
@@ -55,7 +56,6 @@ _NOT_PROVIDED = {
     "YoutubeChannelSearchTool": "the YouTube API",
     "YoutubeVideoSearchTool": "the YouTube API",
     "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
-    "PGSearchTool": "a PostgreSQL database",
     "LlamaIndexTool": "LlamaIndex",
 }
 """crewai_tools names with no equivalent here yet, and what each would need: importing one
@@ -77,6 +77,7 @@ __all__ = [
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
     "GithubSearchTool",
+    "PGSearchTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
     "SerperDevTool",

@@ -27,10 +27,10 @@ from crewgraph.tools.tool_failure import ToolFailure
 __all__ = ["GithubSearchTool", "parse_repo"]
 
 ContentType = Literal["code", "repo", "pr", "issue"]
+_ALL_TYPES: tuple[ContentType, ...] = ("code", "repo", "pr", "issue")
 _REPO = re.compile(r"^(?:https?://[^/]+/|git@[^:]+:)?(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?$")
 _TEXT_SUFFIXES = frozenset(
-    ".py .md .rst .txt .js .ts .tsx .jsx .go .rs .java .kt .c .h .cpp .hpp .cs .rb .php .swift .scala "
-    ".sh .toml .yaml .yml .json .cfg .ini .sql .html .css .vue .lua .r .jl .ex .exs .hs .ml .mdx".split()
+    [".py", ".md", ".rst", ".txt", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".kt", ".c", ".h", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".scala", ".sh", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".sql", ".html", ".css", ".vue", ".lua", ".r", ".jl", ".ex", ".exs", ".hs", ".ml", ".mdx"]
 )
 
 
@@ -55,7 +55,7 @@ class GithubSearchTool(_RagBase, HostedTool):
     args_schema: type[BaseModel] = _schema("GithubSearchToolSchema", "github_repo", "The github repo you want to search")
     github_repo: str | None = Field(default=None, description="Repository URL or owner/name (set at construction)")
     gh_token: str | None = Field(default=None, repr=False, exclude=True, description="GitHub token (else GITHUB_TOKEN)")
-    content_types: list[ContentType] = Field(default_factory=lambda: ["code", "repo", "pr", "issue"])
+    content_types: list[ContentType] = Field(default_factory=lambda: list(_ALL_TYPES))
     max_files: int = Field(default=200, ge=1)
     max_file_bytes: int = Field(default=200_000, ge=1)
     max_items: int = Field(default=100, ge=1, le=1000)
