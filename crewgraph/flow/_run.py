@@ -38,7 +38,7 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
     name = flow.flow_name
     run_id = current_run_id() or new_run_id()
     run_state = RunState()
-    run_state.extras[FLOW_RUN_KEY] = FlowRunState(flow_name=name, max_calls=limit)
+    run_state.extras[FLOW_RUN_KEY] = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state)
     outputs: list[Any] = []
     flow._method_outputs = outputs
     flow._run_id = run_id

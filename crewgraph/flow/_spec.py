@@ -54,14 +54,14 @@ def _trigger(condition: Any) -> TriggerSpec:
 
 def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMethodSpec:
     from crewgraph.compiler.flow_compiler import FlowMethodSpec
-    from crewgraph.errors import CompileError
+    from crewgraph.errors import FlowDefinitionError
 
     conditions: list[Any] = []
     for condition in mark.conditions:
         if condition not in conditions:
             conditions.append(condition)
     if len(conditions) > 1:
-        raise CompileError(
+        raise FlowDefinitionError(
             f"method {name!r} has several triggers from stacked decorators; "
             "combine them with or_(...) / and_(...) in one decorator",
             task=name,
@@ -81,6 +81,7 @@ def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMetho
         trigger=_trigger(conditions[0]) if conditions else None,
         labels=labels,
         open_labels=is_open,
+        declared_labels=mark.router and mark.labels is not None,
         is_async=inspect.iscoroutinefunction(fn),
         takes_arg=first is not None,
         arg_optional=first is not None and (first.kind == first.VAR_POSITIONAL or first.default is not first.empty),

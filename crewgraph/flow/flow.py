@@ -84,13 +84,18 @@ class Flow(FlowMemoryMixin, Generic[T]):
             warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=2)
         cls._spec = spec
 
-    def __init__(self, persistence: FlowPersistence | None = None, memory: Any = None, **kwargs: Any) -> None:
-        """``kwargs`` are initial state values, applied at every kickoff before its inputs."""
+    def __init__(self, persistence: FlowPersistence | None = None, memory: Any = _UNSET, **kwargs: Any) -> None:
+        """``kwargs`` are initial state values, applied at every kickoff before its inputs.
+        ``memory``: a Memory/MemoryScope/MemorySlice, or None to turn memory off (default:
+        a ``Memory()`` created when first used)."""
         self._persistence = persistence
-        if memory is not None:
+        if memory is not _UNSET:
             self.memory = memory
         self._init_values = dict(kwargs)
         self._state: Any = new_state(self._state_template(), dict(kwargs))
+        # What __init__ (including a subclass's, after super().__init__()) left in the state:
+        # captured at the first kickoff, the template of every later one.
+        self._initial: Any = None
         self._method_outputs: list[Any] = []
         self._graph: ExecutionGraph | None = None
         self._run_id: str | None = None
@@ -138,7 +143,12 @@ class Flow(FlowMemoryMixin, Generic[T]):
         return None  # dict, Any, a TypeVar...: unstructured state
 
     def _prepare_state(self, inputs: dict[str, Any], stores: dict[str, tuple[Any, bool]]) -> None:
-        template = self._state_template()
+        first = self._initial is None
+        if first:
+            import copy
+
+            self._initial = copy.deepcopy(self._state)
+        template = self._state_template() if not isinstance(self._initial, BaseModel | dict) else self._initial
         if "id" in inputs and stores:
             searched = list(dict.fromkeys(store for store, _ in stores.values()))
             for store in searched:
@@ -154,6 +164,10 @@ class Flow(FlowMemoryMixin, Generic[T]):
                 inputs["id"],
                 ", ".join(map(repr, searched)),
             )
+        if first:
+            # The state __init__ built (and its id) is the first kickoff's state.
+            self._state = apply_inputs(self._state, inputs)
+            return
         self._state = new_state(template, {**self._init_values, **inputs})
 
     def _persistence_plan(self) -> dict[str, tuple[Any, bool]]:

@@ -15,6 +15,7 @@ which ``or_`` joins have fired) live in a :class:`FlowRunState` stored in
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -61,6 +62,19 @@ class FlowRunState:
     calls: int = 0
     per_method: Counter[str] = field(default_factory=Counter)
     or_fired: set[str] = field(default_factory=set)
+    state_of: Callable[[], Any] | None = None
+    """Returns the flow's current state (for the method events' ``state`` copies)."""
+
+    def state_copy(self) -> Any:
+        """A copy of the flow state for an event (handlers must not see later changes)."""
+        if self.state_of is None:
+            return None
+        state = self.state_of()
+        copier = getattr(state, "model_copy", None)
+        try:
+            return copier(deep=True) if callable(copier) else copy.deepcopy(state)
+        except Exception:  # an uncopyable value inside: a shallow copy still freezes the keys
+            return copier() if callable(copier) else dict(state)
 
     def count(self, method: str) -> None:
         """Record one execution of ``method``; raise LoopGuardError past the bound."""
@@ -139,10 +153,16 @@ class FlowMethodNode(Node):
     label_preds: frozenset[str] = frozenset()
 
     async def run(self, ctx: NodeContext) -> NodeResult:
-        flow_run_state(ctx).count(self.method)
+        frs = flow_run_state(ctx)
+        frs.count(self.method)
         triggered, payload = trigger_payload(ctx, self.label_preds)
         if wants(ctx, MethodExecutionStartedEvent):
-            ctx.emit(MethodExecutionStartedEvent(flow_name=self.flow_name, method_name=self.method))
+            params = {"_0": payload} if self.takes_arg and triggered else {}
+            ctx.emit(
+                MethodExecutionStartedEvent(
+                    flow_name=self.flow_name, method_name=self.method, state=frs.state_copy(), params=params
+                )
+            )
         start = time.perf_counter()
         try:
             value = await self._call(triggered, payload)
@@ -160,6 +180,7 @@ class FlowMethodNode(Node):
                     flow_name=self.flow_name,
                     method_name=self.method,
                     result=self._reported(result),
+                    state=frs.state_copy(),
                     duration_ms=(time.perf_counter() - start) * 1000,
                 )
             )
