@@ -79,6 +79,7 @@ class FlowMethodSpec:
     is_async: bool = False
     takes_arg: bool = False
     arg_optional: bool = False
+    payload_param: str | None = None
 
 
 @dataclass(frozen=True)
@@ -439,7 +440,7 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
         node: Node = cls(
             id=m.name, method=m.name, fn=bind(m) if bind else m.fn, flow_name=spec.name,
             is_async=m.is_async, takes_arg=m.takes_arg, arg_optional=m.arg_optional,
-            label_preds=label_preds(m.name), **extra,
+            payload_param=m.payload_param, label_preds=label_preds(m.name), **extra,
         )
         graph.add_node(node, join="any", start=m.start)
     gated_ids: set[str] = set()

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from crewgraph.flow.persistence import FlowPersistence
     from crewgraph.graph.execution_graph import ExecutionGraph
     from crewgraph.graph.run_record import RunGraph
+    from crewgraph.outputs import UsageMetrics
 
 __all__ = ["Flow", "FlowCondition", "FlowState", "and_", "listen", "or_", "router", "start"]
 
@@ -100,6 +101,8 @@ class Flow(FlowMemoryMixin, Generic[T]):
         self._graph: ExecutionGraph | None = None
         self._run_id: str | None = None
         self._run_graph: RunGraph | None = None
+        self._usage: Any = None
+        self._trigger_payload: Any = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -131,6 +134,19 @@ class Flow(FlowMemoryMixin, Generic[T]):
         """The executed graph of the last successful kickoff (timings, statuses, per-node
         executions); ``run_graph.render("run.svg")`` draws it."""
         return self._run_graph
+
+    @property
+    def usage_metrics(self) -> UsageMetrics:
+        """Tokens of every LLM call made during the last kickoff: the agents of crews its
+        methods kicked off, memory analysis, and direct ``llm.call(...)`` in methods."""
+        from crewgraph.outputs import UsageMetrics
+
+        return self._usage.total() if self._usage is not None else UsageMetrics()
+
+    @property
+    def trigger_payload(self) -> Any:
+        """The trigger data of the last kickoff (``inputs["crewai_trigger_payload"]``)."""
+        return self._trigger_payload
 
     def _state_template(self) -> Any:
         template = type(self).initial_state
@@ -216,6 +232,10 @@ class Flow(FlowMemoryMixin, Generic[T]):
 
         limit = self.max_method_calls if max_method_calls is _UNSET else max_method_calls
         return await kickoff_flow(self, inputs, limit)
+
+    async def akickoff(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+        """CrewAI's name for :meth:`kickoff_async`."""
+        return await self.kickoff_async(inputs, max_method_calls=max_method_calls)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.flow_name!r}, state_id={self.flow_id!r})"

@@ -62,6 +62,7 @@ class FlowRunState:
     calls: int = 0
     per_method: Counter[str] = field(default_factory=Counter)
     or_fired: set[str] = field(default_factory=set)
+    trigger_payload: Any = None
     state_of: Callable[[], Any] | None = None
     """Returns the flow's current state (for the method events' ``state`` copies)."""
 
@@ -151,6 +152,8 @@ class FlowMethodNode(Node):
     takes_arg: bool = False
     arg_optional: bool = False
     label_preds: frozenset[str] = frozenset()
+    payload_param: str | None = None
+    """The parameter (``crewai_trigger_payload``...) that receives the kickoff's trigger data."""
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         frs = flow_run_state(ctx)
@@ -164,8 +167,9 @@ class FlowMethodNode(Node):
                 )
             )
         start = time.perf_counter()
+        extra = {self.payload_param: frs.trigger_payload} if self.payload_param and not triggered else {}
         try:
-            value = await self._call(triggered, payload)
+            value = await self._call(triggered, payload, extra)
         except Exception as exc:
             ctx.emit(
                 MethodExecutionFailedEvent(
@@ -186,15 +190,16 @@ class FlowMethodNode(Node):
             )
         return result
 
-    async def _call(self, triggered: bool, payload: Any) -> Any:
+    async def _call(self, triggered: bool, payload: Any, extra: dict[str, Any] | None = None) -> Any:
         # A start method run at kickoff has no trigger: it is called without
         # an argument (a required parameter then gets None).
         args: tuple[Any, ...] = (payload,) if self.takes_arg else ()
-        if self.takes_arg and not triggered and self.arg_optional:
+        if self.takes_arg and not triggered and (self.arg_optional or extra):
             args = ()
+        kwargs = extra or {}
         if self.is_async:
-            return await self.fn(*args)
-        return await asyncio.to_thread(self.fn, *args)
+            return await self.fn(*args, **kwargs)
+        return await asyncio.to_thread(self.fn, *args, **kwargs)
 
     def _result(self, value: Any, payload: Any) -> NodeResult:
         return NodeResult(output=value)
