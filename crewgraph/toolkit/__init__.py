@@ -48,13 +48,13 @@ _HOSTED_TOOLS = {
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
     "VisionTool": "crewgraph.toolkit.openai_tools",
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
+    "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
+    "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 _NOT_PROVIDED = {
     "ComposioTool": "the hosted Composio platform",
-    "YoutubeChannelSearchTool": "the YouTube API",
-    "YoutubeVideoSearchTool": "the YouTube API",
     "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
     "LlamaIndexTool": "LlamaIndex",
 }
@@ -83,6 +83,8 @@ __all__ = [
     "SerperDevTool",
     "VisionTool",
     "WebsiteSearchTool",
+    "YoutubeChannelSearchTool",
+    "YoutubeVideoSearchTool",
 ]
 
 
