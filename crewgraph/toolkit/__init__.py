@@ -44,6 +44,8 @@ _HOSTED_TOOLS = {
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
     "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
+    "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
+    "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
     "VisionTool": "crewgraph.toolkit.openai_tools",
@@ -55,7 +57,6 @@ _HOSTED_TOOLS = {
 
 _NOT_PROVIDED = {
     "ComposioTool": "the hosted Composio platform",
-    "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
     "LlamaIndexTool": "LlamaIndex",
 }
 """crewai_tools names with no equivalent here yet, and what each would need: importing one
@@ -77,6 +78,8 @@ __all__ = [
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
     "GithubSearchTool",
+    "MongoDBVectorSearchConfig",
+    "MongoDBVectorSearchTool",
     "PGSearchTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
