@@ -12,6 +12,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_serializer,
     field_validator,
     model_validator,
@@ -62,6 +63,7 @@ class Task(BaseModel):
     guardrail_max_retries: int = Field(default=3, ge=0)
     callback: Callable[..., Any] | None = None
     tool_failure_policy: Any = None
+    _tools_from_agent: bool = PrivateAttr(default=False)
     input_files: dict[str, Any] = Field(
         default_factory=dict,
         description="Files for this task by name: a path or an image URL; {name} in the description names it",
@@ -138,7 +140,13 @@ class Task(BaseModel):
         """A task that names no tools uses its agent's, as in CrewAI (``task.tools`` shows them)."""
         if not self.tools and self.agent is not None and self.agent.tools:
             self.__dict__["tools"] = list(self.agent.tools)  # no re-validation: they are the agent's, checked
+            self._tools_from_agent = True
         return self
+
+    @property
+    def own_tools(self) -> list[Any]:
+        """The tools this task names itself (not the ones it took from its agent)."""
+        return [] if self._tools_from_agent else list(self.tools)
 
     # --- helpers used by the compiler ----------------------------------------
     @property
