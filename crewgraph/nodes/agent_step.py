@@ -11,13 +11,17 @@ a server that rejects ``tools``) get the text protocol of
 :mod:`crewgraph.nodes._text_tools` instead: the tools are described in the
 system prompt, an ``Action:``/``Action Input:`` reply is run as the same
 spawned ``ToolCallNode`` and its result comes back as ``Observation: ...``.
+
+Models that take ``tools`` but write the call into their text (``<tool_call>``,
+``[TOOL_CALLS]``, bare JSON...; see :mod:`crewgraph.nodes._content_calls`) get
+those calls run as tool calls too, with the format noted on each tool node.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
@@ -28,11 +32,14 @@ from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExe
 from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _context_window as window
 from crewgraph.nodes import _text_tools as text_tools
+from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
+from crewgraph.nodes._context import context_entry, prefix_context
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import (
     EMPTY_ANSWER_MESSAGE,
@@ -72,6 +79,8 @@ class _Loop:
     """How often the conversation was shortened to fit the model's context window."""
     overflowed: bool = False
     """A server already refused this conversation as too long (it is shortened once)."""
+    call_formats: dict[str, int] = field(default_factory=dict)
+    """How many tool calls the model wrote in each text format (``react``, ``hermes``...)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +102,9 @@ class AgentStepNode(Node):
     (natively or through the text protocol); ``llm`` makes the turns without tools."""
     tools: tuple[Any, ...] = ()
     max_iter: int = 25
-    context_nodes: tuple[str, ...] = ()
+    context_nodes: Sequence[str] = ()
+    """Nodes whose outputs are this task's context: a tuple, or a ``NodePrefix`` for a
+    sequential task's default context (the task has an edge only from the last of them)."""
     memory_node: str | None = None
     plan: str = ""
     plan_node: str | None = None
@@ -169,7 +180,10 @@ class AgentStepNode(Node):
         if loop.text_mode and tool_turn:
             return await self._text_turn(ctx, loop, reply.content or "", step_usage)
         if loop.text_mode:
-            if isinstance(text_tools.parse_reply(reply.content or ""), text_tools.TextAction):
+            content = reply.content or ""
+            if isinstance(text_tools.parse_reply(content), text_tools.TextAction) or (
+                self.tools and self._written_in(content) is not None
+            ):
                 return await self._tools_not_offered(ctx, loop, reply, step_usage)
             answer = text_tools.final_answer_text(reply.content or "")
             loop.messages.append({"role": "assistant", "content": reply.content or ""})
@@ -180,7 +194,13 @@ class AgentStepNode(Node):
             children = self._tool_nodes(reply.tool_calls, loop.iteration, loop)
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        if specs and reply.parsed is None:
+            written = find_content_calls(reply.content, [spec.name for spec in specs])
+            if written is not None:
+                return self._written_calls(loop, written, reply.content or "", step_usage)
         if reply.tool_calls and not (reply.content or "").strip() and reply.parsed is None:
+            return await self._tools_not_offered(ctx, loop, reply, step_usage)
+        if self.tools and not tool_turn and reply.parsed is None and self._written_in(reply.content):
             return await self._tools_not_offered(ctx, loop, reply, step_usage)
         answer = reply.content or ""
         if reply.parsed is not None and not answer:
@@ -275,7 +295,10 @@ class AgentStepNode(Node):
         each call answered as an unknown tool, recorded under the failure policy); doing it
         again is a MaxIterationsError naming the agent and the task."""
         names = [c.name for c in reply.tool_calls]
-        if not names:
+        written = self._written_in(reply.content) if not names else None
+        if written is not None:
+            names = [c.name for c in written.calls]
+        elif not names:
             action = text_tools.parse_reply(reply.content or "")
             names = [action.tool] if isinstance(action, text_tools.TextAction) else []
         if loop.refused_tools:
@@ -295,10 +318,36 @@ class AgentStepNode(Node):
             loop.messages.append({"role": "assistant", "content": reply.content or ""})
             loop.messages.append({"role": "user", "content": text_tools.forced_final_message(NO_TOOLS_MESSAGE)})
         else:
+            if written is not None:
+                loop.messages.append({"role": "assistant", "content": reply.content or ""})
             loop.messages.append({"role": "user", "content": NO_TOOLS_MESSAGE})
         result = await self.run(ctx.evolve(resume=loop, spawned={}))
         result.usage = step_usage.add(result.usage)
         return result
+
+    # ------------------------------------------------------------------ calls written as text
+    def _written_in(self, content: str | None) -> ContentCalls | None:
+        """Tool calls written in ``content`` in one of the open models' formats (or None)."""
+        return find_content_calls(content, [t.to_spec().name for t in self.tools])
+
+    def _written_calls(self, loop: _Loop, written: ContentCalls, content: str, step_usage: UsageMetrics) -> NodeResult:
+        """Run the calls a model wrote in its text as tool calls (one iteration, as native ones).
+
+        On the native protocol the turn is kept as a native assistant message (its prose plus
+        ``tool_calls``), so the results go back as ``tool`` messages the server's chat template
+        renders in the model's own format; on the text protocol the reply stays text."""
+        loop.iteration += 1
+        calls = [c.model_copy(update={"id": f"text{loop.iteration}_{k}"}) for k, c in enumerate(written.calls)]
+        if loop.text_mode:
+            loop.messages.append({"role": "assistant", "content": content})
+        else:
+            loop.messages.append(
+                {"role": "assistant", "content": written.prose or None, "tool_calls": [c.to_openai() for c in calls]}
+            )
+        loop.call_formats[written.format] = loop.call_formats.get(written.format, 0) + len(calls)
+        children = self._tool_nodes(calls, loop.iteration, loop, call_format=written.format)
+        loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
+        return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
 
     # ------------------------------------------------------------------ text protocol
     def _text_mode(self, loop: _Loop) -> None:
@@ -318,9 +367,13 @@ class AgentStepNode(Node):
             loop.iteration += 1
             loop.messages.append({"role": "assistant", "content": parsed.text})
             call = ToolCall(id=f"text_{loop.iteration}", name=parsed.tool, arguments=parsed.arguments)
-            children = self._tool_nodes([call], loop.iteration, loop)
+            loop.call_formats["react"] = loop.call_formats.get("react", 0) + 1
+            children = self._tool_nodes([call], loop.iteration, loop, call_format="react")
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        if isinstance(parsed, text_tools.TextInvalid) and (written := self._written_in(content)) is not None:
+            loop.corrected = False  # the model called a tool, in its own format rather than ours
+            return self._written_calls(loop, written, content, step_usage)
         loop.messages.append({"role": "assistant", "content": content})
         if isinstance(parsed, text_tools.TextFinal):
             return await self._answered(ctx, loop, parsed.answer, step_usage)
@@ -365,13 +418,9 @@ class AgentStepNode(Node):
         return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None)
 
     def _context(self, ctx: NodeContext) -> str:
-        return format_context(
-            [
-                (getattr(o, "name", None) or getattr(o, "summary", "") or nid, getattr(o, "raw", str(o)))
-                for nid in self.context_nodes
-                if (o := ctx.upstream.get(nid)) is not None
-            ]
-        )
+        if isinstance(self.context_nodes, NodePrefix):
+            return prefix_context(ctx, self.context_nodes)
+        return format_context([entry for nid in self.context_nodes if (entry := context_entry(ctx, nid))])
 
     def _first_messages(self, ctx: NodeContext, context: str) -> list[dict[str, Any]]:
         memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""
@@ -426,7 +475,9 @@ class AgentStepNode(Node):
             plans = ctx.state.extras.get("task_plans") or {}
         return str(plans.get(self.plan_key, ""))
 
-    def _tool_nodes(self, calls: list[Any], iteration: int, loop: _Loop | None = None) -> list[Any]:
+    def _tool_nodes(
+        self, calls: list[Any], iteration: int, loop: _Loop | None = None, call_format: str = ""
+    ) -> list[Any]:
         from crewgraph.nodes.tool_call import ToolCallNode
 
         by_name: dict[str, Any] = {}
@@ -450,6 +501,7 @@ class AgentStepNode(Node):
                 policies=self.tool_policies,
                 cache=self.cache,
                 timeout=self._time_left(loop),
+                call_format=call_format,
             )
             for k, call in enumerate(calls)
         ]
@@ -534,7 +586,8 @@ class AgentStepNode(Node):
             output=output,
             usage=usage,
             info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
-                  **({"context_compressions": loop.compressions} if loop.compressions else {})},
+                  **({"context_compressions": loop.compressions} if loop.compressions else {}),
+                  **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {})},
         )
 
     def describe(self) -> dict[str, Any]:
