@@ -17,9 +17,11 @@ from typing import Any
 
 from crewgraph.compiler._task_chain import (
     add_output_chain,
+    add_reasoning,
     add_recall,
     add_tool_templates,
     agent_memory,
+    agent_tools,
     step_fields,
 )
 from crewgraph.compiler.validate import task_label, validate_crew
@@ -123,25 +125,20 @@ def _wire_forward_context(graph: ExecutionGraph, tasks: list[Task], plans: dict[
     for task in tasks:
         for ctx_task in task.context or []:
             src, dst = plans[ctx_task.id].final, plans[task.id].agent
-            if not graph.graph.has_edge(src, dst):
+            if not graph.digraph.has_edge(src, dst):
                 graph.add_edge(src, dst, kind="context")
                 node = graph.node(dst)
                 if isinstance(node, AgentStepNode) and src not in node.context_nodes:
-                    graph.graph.nodes[dst]["node"] = dataclasses.replace(
-                        node, context_nodes=(*node.context_nodes, src)
-                    )
+                    graph.replace_node(dataclasses.replace(node, context_nodes=(*node.context_nodes, src)))
 
 
 def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, TaskPlan]) -> None:
-    import networkx as nx
-
-    try:
-        cycle = nx.find_cycle(graph.graph)
-    except nx.NetworkXNoCycle:
+    cycle = graph.digraph.find_cycle()
+    if cycle is None:
         return
     owner = {}
     for i, t in enumerate(tasks):
-        for nid in graph.graph.nodes:
+        for nid in graph.digraph.nodes:
             if nid.startswith(plans[t.id].key + "."):
                 owner[nid] = task_label(t, i)
     names: list[str] = []
@@ -162,7 +159,7 @@ def _task_nodes(
     agent: Agent = task.agent  # type: ignore[assignment]  # validated
     key = task_key(task, index)
     name = task.name or task.display_name()
-    tools = list(task.tools or agent.tools or [])
+    tools = agent_tools(task, agent)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)
@@ -170,6 +167,7 @@ def _task_nodes(
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")
+    add_reasoning(graph, crew, task, agent, step)
     add_tool_templates(graph, key, step.id, tools)
     final = add_output_chain(graph, task, key, name, step, memory_obj)
     return TaskPlan(key=key, name=name, first=recall_id or step.id, agent=step.id, final=final, index=index)
