@@ -128,8 +128,13 @@ class Journal:
             PendingQuestion(method=p["method"], question=p["question"], key=p["key"]) for p in paused.values()
         )
         if self.store is not None:
-            if self.seq == 0 and self.initial is not None:
-                self.store.save_state(state_id(self.flow.state), "<kickoff>", self.initial)
+            flow_uuid = state_id(self.flow.state)
+            if any("output" in p for p in paused.values()):
+                # A @human_feedback method's body completed (its output is kept and it does
+                # not run again): its state changes must be kept too.
+                self.store.save_state(flow_uuid, "<paused>", self.flow.state)
+            elif self.seq == 0 and self.initial is not None:
+                self.store.save_state(flow_uuid, "<kickoff>", self.initial)
             pending = []
             for p in paused.values():
                 entry = {"method": p["method"], "question": p["question"], "key": p["key"]}
