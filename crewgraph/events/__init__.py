@@ -63,6 +63,11 @@ if TYPE_CHECKING:
         NodeSkippedEvent,
         NodeStartedEvent,
     )
+    from crewgraph.events.reasoning_events import (
+        AgentReasoningCompletedEvent,
+        AgentReasoningFailedEvent,
+        AgentReasoningStartedEvent,
+    )
     from crewgraph.events.tool_events import (
         ToolFailureDetectedEvent,
         ToolUsageErrorEvent,
@@ -74,6 +79,9 @@ _EXPORTS = {
     "AgentExecutionCompletedEvent": "crewgraph.events.agent_events",
     "AgentExecutionErrorEvent": "crewgraph.events.agent_events",
     "AgentExecutionStartedEvent": "crewgraph.events.agent_events",
+    "AgentReasoningCompletedEvent": "crewgraph.events.reasoning_events",
+    "AgentReasoningFailedEvent": "crewgraph.events.reasoning_events",
+    "AgentReasoningStartedEvent": "crewgraph.events.reasoning_events",
     "BaseEvent": "crewgraph.events.base",
     "BaseEventListener": "crewgraph.events.base_event_listener",
     "CrewGraphEventsBus": "crewgraph.events.bus",
@@ -122,6 +130,9 @@ __all__ = [
     "AgentExecutionCompletedEvent",
     "AgentExecutionErrorEvent",
     "AgentExecutionStartedEvent",
+    "AgentReasoningCompletedEvent",
+    "AgentReasoningFailedEvent",
+    "AgentReasoningStartedEvent",
     "BaseEvent",
     "BaseEventListener",
     "CrewGraphEventsBus",
