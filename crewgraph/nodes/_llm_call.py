@@ -57,9 +57,9 @@ async def call_llm(
     With ``stream`` (see :func:`crewgraph.nodes._stream.chunk_forwarder`) the
     model is asked to stream and each delta is forwarded as it arrives;
     structured calls are never streamed. ``options`` are request parameters for this call
-    (an agent's ``max_tokens``). An ``LLMError`` leaves with ``where`` (say "agent 'Writer' on
-    task 'write'"), else the node id, in front of its message: the model's own message names
-    only the model and the endpoint, and a crew has many calls.
+    (an agent's ``max_tokens``). An ``LLMError`` leaves with ``where`` (say "Agent 'Writer' on
+    task 'write'") in front of its message: the model's own message names only the model and
+    the endpoint, and a crew has many calls. (Nodes that wrap the error themselves give none.)
     """
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
@@ -83,7 +83,7 @@ async def call_llm(
     except Exception as exc:
         ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
         if isinstance(exc, LLMError):
-            _locate(exc, where or (f"node {ctx.node_id!r}" if ctx.node_id else None))
+            _locate(exc, where)
         raise
     record_usage(reply.usage)  # a flow around this call sums it into usage_metrics
     if streaming and stream is not None:
