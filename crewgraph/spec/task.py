@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crewgraph._internal.interpolate import placeholder_names
+from crewgraph.outputs import TaskOutput
 from crewgraph.spec._validators import check_guardrail, check_policy, check_tools, merge_config
 from crewgraph.spec.agent import Agent
 
@@ -45,6 +46,9 @@ class Task(BaseModel):
     guardrail_max_retries: int = Field(default=3, ge=0)
     callback: Callable[..., Any] | None = None
     tool_failure_policy: Any = None
+    output: TaskOutput | None = Field(
+        default=None, description="The task's latest result, set when a run of it finishes (as in CrewAI)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -82,6 +86,11 @@ class Task(BaseModel):
         if self.output_json is not None and self.output_pydantic is not None:
             raise ValueError("set only one of output_json and output_pydantic")
         return self
+
+    def record_output(self, output: TaskOutput) -> None:
+        """Keep the latest result in ``output`` (no re-validation of the whole task)."""
+        object.__setattr__(self, "output", output)
+        self.__pydantic_fields_set__.add("output")
 
     # --- helpers used by the compiler ----------------------------------------
     @property
