@@ -404,16 +404,17 @@ class AgentStepNode(Node):
                     "content": f"Your previous answer was not accepted: {self.feedback}\nPlease correct it and answer again.",
                 }
             )
-        else:
+        elif ctx.wants(TaskStartedEvent):
             ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
-        ctx.emit(
-            AgentExecutionStartedEvent(
-                agent_role=self.agent_role,
-                task_name=self.task_name,
-                task_prompt=_text_of(messages[1]["content"]),
-                tools=[getattr(t, "name", str(t)) for t in self.tools],
+        if ctx.wants(AgentExecutionStartedEvent):
+            ctx.emit(
+                AgentExecutionStartedEvent(
+                    agent_role=self.agent_role,
+                    task_name=self.task_name,
+                    task_prompt=_text_of(messages[1]["content"]),
+                    tools=[getattr(t, "name", str(t)) for t in self.tools],
+                )
             )
-        )
         seconds = self.timeout.seconds
         return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None)
 
@@ -577,11 +578,12 @@ class AgentStepNode(Node):
             tool_failures=list(loop.tool_failures),
             messages=loop.messages,
         )
-        ctx.emit(
-            AgentExecutionCompletedEvent(
-                agent_role=self.agent_role, task_name=self.task_name, output=answer, iterations=loop.iteration
+        if ctx.wants(AgentExecutionCompletedEvent):
+            ctx.emit(
+                AgentExecutionCompletedEvent(
+                    agent_role=self.agent_role, task_name=self.task_name, output=answer, iterations=loop.iteration
+                )
             )
-        )
         return NodeResult(
             output=output,
             usage=usage,
