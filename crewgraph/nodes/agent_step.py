@@ -261,8 +261,12 @@ class AgentStepNode(Node):
             err.retryable = False
             raise err from exc
         loop.overflowed = True
+        # The server refused ~size tokens, so its window is below that whatever the client says
+        # (BaseLLM's default window is a guess): aim under both.
         known = window.context_window_of(llm)
-        budget = int(known * window.USABLE_FRACTION * 0.8) if known else int(size * 0.6)
+        budget = int(size * 0.6)
+        if known:
+            budget = min(budget, int(known * window.USABLE_FRACTION * 0.8))
         return await self._fit_window(ctx, llm, loop, specs, budget=budget)
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
