@@ -101,6 +101,7 @@ class AgentStepNode(Node):
     """The ``planning`` node whose output (``{task key: plan}``) holds this step's plan."""
     plan_key: str = ""
     tool_policies: tuple[Any, ...] = ()
+    max_tool_result_chars: int | None = None
     cache: bool = True
     rpm_keys: tuple[str, ...] = ()
     output_schema: dict[str, Any] | None = None
@@ -404,6 +405,7 @@ class AgentStepNode(Node):
                 task_name=self.task_name,
                 policies=self.tool_policies,
                 cache=self.cache,
+                max_result_chars=self.max_tool_result_chars,
                 timeout=self._time_left(loop),
                 call_format=call_format,
             )
