@@ -136,6 +136,8 @@ class Scheduler:
         self.order: list[str] = []
         self.records: dict[str, RunRecord] = {}
         self.spawn_edges: list[tuple[str, str]] = []
+        self._children: dict[str, list[str]] = {}
+        self._restored_usage: dict[str, UsageMetrics] = {}
         self._executions = 0
         self._fired: dict[str, set[str]] = {n: set() for n in self.plan.nodes}
         self._once_done: set[str] = set()
@@ -172,6 +174,7 @@ class Scheduler:
             self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=node.display_label)
         if self.checkpointer is not None:
             self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
+            self._restored_usage = self._load_restored_usage()
         try:
             for nid in self.plan.entry:
                 self._make_ready(nid, None)
@@ -205,6 +208,36 @@ class Scheduler:
             usage=total,
             order=self.order,
         )
+
+    def _load_restored_usage(self) -> dict[str, UsageMetrics]:
+        """Tokens each restored node (and what it spawned) spent in the run that computed it,
+        so a resumed run reports the whole run's usage, not only what ran this time."""
+        nodes = getattr(self.checkpointer, "nodes", None)
+        if not self.restored or nodes is None:
+            return {}
+        usage: dict[str, UsageMetrics] = {}
+        for saved in nodes(self.run_id):
+            if saved.node_id not in self.restored:
+                continue
+            data = saved.info.get("run_usage") or saved.info.get("usage")
+            if isinstance(data, dict):
+                try:
+                    usage[saved.node_id] = UsageMetrics.model_validate(data)
+                except ValueError:
+                    continue
+        return usage
+
+    def _subtree_usage(self, nid: str) -> UsageMetrics:
+        """Usage of ``nid``'s record plus every record it spawned, transitively."""
+        total = UsageMetrics()
+        stack = [nid]
+        while stack:
+            current = stack.pop()
+            rec = self.records.get(current)
+            if rec is not None:
+                total = total.add(rec.usage)
+            stack.extend(self._children.get(current, ()))
+        return total
 
     def _meta(self) -> dict[str, Any]:
         meta: dict[str, Any] = {
@@ -260,6 +293,7 @@ class Scheduler:
         rec = self.records[nid]
         if restored:
             rec.status = "restored"
+            rec.usage = self._restored_usage.get(nid, rec.usage)
             node = self.plan.nodes[nid]
             self.emit(NodeFinishedEvent(label=node.display_label, from_checkpoint=True), node)
         hook = self.on_node_restored if restored else self.on_node_finished
@@ -291,7 +325,9 @@ class Scheduler:
         rec.executions += 1
         try:
             if self.checkpointer is not None:
-                self.checkpointer.save_node(self.run_id, nid, output=result.output, info=rec.to_json())
+                info = rec.to_json()
+                info["run_usage"] = self._subtree_usage(nid).model_dump()
+                self.checkpointer.save_node(self.run_id, nid, output=result.output, info=info)
             self._complete(nid, result.output, result)
         except asyncio.CancelledError:
             raise
@@ -319,6 +355,7 @@ class Scheduler:
             self.records[node.id] = rec
         if parent is not None:
             self.spawn_edges.append((parent, node.id))
+            self._children.setdefault(parent, []).append(node.id)
         rec.status = "running"
         rec.started_at = time.time()
         start = time.perf_counter()
