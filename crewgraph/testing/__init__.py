@@ -23,6 +23,7 @@ from crewgraph.testing.fake_llm import (
 
 if TYPE_CHECKING:
     from crewgraph.testing._server_shapes import TEXT_TOOL_FORMATS, written_tool_calls
+    from crewgraph.testing.fake_http import FakeHTTPService, FakeRequestRecord
     from crewgraph.testing.network import NetworkBlockedError, network_blocked
     from crewgraph.testing.openai_server import (
         OpenAICompatServer,
@@ -36,10 +37,12 @@ if TYPE_CHECKING:
 __all__ = [
     "TEXT_TOOL_FORMATS",
     "FakeEmbedder",
+    "FakeHTTPService",
     "FakeLLM",
     "FakeLLMExhaustedError",
     "FakeReply",
     "FakeRequest",
+    "FakeRequestRecord",
     "FakeToolCall",
     "NetworkBlockedError",
     "OpenAICompatServer",
@@ -56,6 +59,8 @@ __all__ = [
 # The HTTP server and the network guard load on first use: a test that only needs
 # FakeLLM should not import http.server.
 _LAZY = {
+    "FakeHTTPService": "crewgraph.testing.fake_http",
+    "FakeRequestRecord": "crewgraph.testing.fake_http",
     "NetworkBlockedError": "crewgraph.testing.network",
     "OpenAICompatServer": "crewgraph.testing.openai_server",
     "RecordedRequest": "crewgraph.testing.openai_server",
