@@ -75,19 +75,28 @@ async def kickoff_crew(
         event.run_id = run_id
         crewgraph_event_bus.emit(crew, event)
 
-    def on_node_finished(node: Node, output: Any) -> None:
+    from crewgraph._task_callbacks import TaskCallbacks
+
+    callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
+
+    def on_node_finished(node: Node, output: Any) -> Any:
         entry = tasks_by_final.get(node.id)
         if entry is not None and isinstance(output, TaskOutput):
             _task_done(crew, entry[1], output, inputs, run_id)
+            return callbacks.finished(node.id, entry[1], output)  # off this thread, awaited
+        return None
 
-    def on_node_restored(node: Node, output: Any) -> None:
-        # Callbacks and events fired in the run that computed this output; only make sure
-        # its output file exists (the process may have died between the save and the write).
+    def on_node_restored(node: Node, output: Any) -> Any:
+        # Events and callbacks fired in the run that computed this output; only make sure
+        # its output file exists (the process may have died between the save and the write)
+        # and run again the callbacks that failed in that run.
         entry = tasks_by_final.get(node.id)
         if entry is not None and isinstance(output, TaskOutput):
             path = entry[1].output_path(inputs)
             if path is not None and not path.exists():
                 _write_output_file(entry[1], output, inputs)
+            return callbacks.restored(node.id, entry[1], output)
+        return None
 
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
@@ -114,6 +123,7 @@ async def kickoff_crew(
         if failed is not None:
             emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
         emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+        await crewgraph_event_bus.adrain()
         raise
     finally:
         if memory is not None and hasattr(memory, "drain_writes"):
@@ -137,6 +147,7 @@ async def kickoff_crew(
             duration_ms=(time.perf_counter() - start) * 1000,
         )
     )
+    await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return output
 
 
@@ -220,10 +231,6 @@ def _task_done(crew: Crew, task: Task, output: TaskOutput, inputs: dict[str, Any
     event = TaskCompletedEvent(task_name=output.name or task.display_name(), agent_role=output.agent, output=output.raw)
     event.run_id = run_id
     crewgraph_event_bus.emit(crew, event)
-    if task.callback is not None:
-        task.callback(output)
-    if crew.task_callback is not None:
-        crew.task_callback(output)
 
 
 def _crew_output(graph: Any, result: Any) -> CrewOutput:

@@ -99,5 +99,6 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
     flow._run_graph = result_of_run.run_graph
     result = outputs[-1] if outputs else None
     emit(FlowFinishedEvent(flow_name=name, result=result, duration_ms=(time.perf_counter() - start) * 1000))
+    await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return result
 

@@ -156,7 +156,7 @@ class AgentStepNode(Node):
             reply = await call_llm(ctx, llm, loop.messages, tools=None, rpm_keys=self.rpm_keys, stream=stream)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
-        self._callbacks(reply)
+        await self._callbacks(reply)
         if loop.text_mode and tool_turn:
             return await self._text_turn(ctx, loop, reply.content or "", step_usage)
         if loop.text_mode:
@@ -468,9 +468,16 @@ class AgentStepNode(Node):
             return ""
         return str(reply or "").strip()
 
-    def _callbacks(self, reply: Any) -> None:
+    async def _callbacks(self, reply: Any) -> None:
+        """Step callbacks run off the scheduler's thread; one that raises fails the run
+        with a CallbackError naming it (not retried: that would repeat the model call)."""
+        if not self.step_callbacks:
+            return
+        from crewgraph._internal.callbacks import call_user_callback
+
+        where = f"task {self.task_name!r} (agent {self.agent_role!r})"
         for cb in self.step_callbacks:
-            cb(reply)
+            await call_user_callback(cb, reply, kind="step_callback", where=where)
 
     def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
         output = TaskOutput(

@@ -23,8 +23,9 @@ Semantics
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -49,7 +50,8 @@ from crewgraph.runtime._attempts import run_step_with_policies
 
 __all__ = ["RunResult", "Scheduler"]
 
-NodeHook = Callable[[Node, Any], None]
+NodeHook = Callable[[Node, Any], Any]
+"""``hook(node, output)``; may return an awaitable (the successors fire once it is done)."""
 
 
 @dataclass
@@ -200,8 +202,10 @@ class Scheduler:
             if isinstance(exc, CrewGraphError):
                 exc.run_id = self.run_id  # type: ignore[attr-defined]
                 exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
+            await self.bus.adrain()  # handlers have seen the run's events when it ends
             raise
         self._finish_checkpoint("completed", None)
+        await self.bus.adrain()
         total = UsageMetrics()
         for rec in self.records.values():
             total = total.add(rec.usage)
@@ -268,7 +272,9 @@ class Scheduler:
     def _make_ready(self, nid: str, trigger: str | None) -> None:
         self._trigger[nid] = trigger
         if nid in self.restored and nid not in self.outputs:
-            self._complete(nid, self.restored[nid], NodeResult(output=self.restored[nid]), restored=True)
+            waiting = self._complete(nid, self.restored[nid], NodeResult(output=self.restored[nid]), restored=True)
+            if waiting is not None:  # an async restore hook: successors fire once it is done
+                self._tasks.add(asyncio.ensure_future(waiting))
             return
         task = asyncio.ensure_future(self._execute(nid))
         self._tasks.add(task)
@@ -293,7 +299,14 @@ class Scheduler:
                     fired.clear()
                     self._make_ready(dst, src)
 
-    def _complete(self, nid: str, output: Any, result: NodeResult, *, restored: bool = False) -> None:
+    def _complete(
+        self, nid: str, output: Any, result: NodeResult, *, restored: bool = False
+    ) -> Coroutine[Any, Any, None] | None:
+        """Record the output, run the finish (or restore) hook, fire the successors.
+
+        A hook may be async (user callbacks run off this thread): then the
+        successors fire when it is done, and the coroutine doing that is returned
+        for the caller to await."""
         self.outputs[nid] = output
         self.order.append(nid)
         rec = self.records[nid]
@@ -304,8 +317,15 @@ class Scheduler:
             self.emit(NodeFinishedEvent(label=node.display_label, from_checkpoint=True), node)
         hook = self.on_node_restored if restored else self.on_node_finished
         if hook is not None:
-            hook(self.plan.nodes[nid], output)
+            pending = hook(self.plan.nodes[nid], output)
+            if inspect.isawaitable(pending):
+                return self._fire_after(pending, nid, result.route)
         self._fire(nid, result.route)
+        return None
+
+    async def _fire_after(self, pending: Awaitable[Any], nid: str, route: str | None) -> None:
+        await pending
+        self._fire(nid, route)
 
     # ------------------------------------------------------------------ execution
     async def _execute(self, nid: str) -> None:
@@ -334,7 +354,9 @@ class Scheduler:
                 info = rec.to_json()
                 info["run_usage"] = self._subtree_usage(nid).model_dump()
                 self.checkpointer.save_node(self.run_id, nid, output=result.output, info=info)
-            self._complete(nid, result.output, result)
+            waiting = self._complete(nid, result.output, result)
+            if waiting is not None:
+                await waiting
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
