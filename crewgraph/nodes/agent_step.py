@@ -531,7 +531,11 @@ class AgentStepNode(Node):
         final: str | None = None
         for node_id, call_id, name in loop.pending:
             outcome = ctx.spawned.get(node_id)
-            text = getattr(outcome, "text", str(outcome))
+            text = getattr(outcome, "text", None)
+            if text is None:  # a coworker's answer (delegation): capped like a tool result
+                from crewgraph.tools._result_cap import cap_result, result_limit
+
+                text = cap_result(str(outcome), result_limit(None, self.max_tool_result_chars))
             if loop.text_mode:
                 loop.messages.append(text_tools.observation_message(text))
             else:

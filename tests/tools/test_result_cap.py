@@ -65,3 +65,14 @@ def test_a_short_result_is_untouched_and_the_note_is_valid_text() -> None:
         return json.dumps({"ok": True})
 
     assert _tool_message(_run(echo)) == '{"ok": true}'
+
+
+def test_a_coworkers_answer_is_capped_like_a_tool_result() -> None:
+    delegate = "Delegate_work_to_coworker"
+    lead_llm = FakeLLM([FakeToolCall(delegate, {"task": "t", "context": "", "coworker": "researcher"}), "final"])
+    researcher = Agent(role="Researcher", goal="g", llm=FakeLLM(["z" * 5000]))
+    lead = Agent(role="Lead", goal="g", llm=lead_llm, allow_delegation=True, max_tool_result_chars=100)
+    task = Task(name="write", description="Write", expected_output="x", agent=lead)
+    assert Crew(agents=[lead, researcher], tasks=[task]).kickoff().raw == "final"
+    text = _tool_message(lead_llm)
+    assert text.startswith("z" * 100) and text[100:].startswith("\n[... tool result truncated: 4900")
