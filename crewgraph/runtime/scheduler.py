@@ -16,6 +16,9 @@ Semantics
   ``on_node_restored``, not ``on_node_finished``: their side effects happened in
   the run that computed them).
 - ``max_executions`` bounds the total executions (loop guard for flows).
+- A node whose result is ``pending`` (it waits for a person) completes nothing:
+  the rest of the graph runs to quiescence, then the run ends ``paused`` with
+  ``RunResult.paused`` naming the waiting nodes.
 - Events no handler listens to are neither built nor stamped; a node can ask
   ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
 """
@@ -64,6 +67,8 @@ class RunResult:
     run_graph: RunGraph
     usage: UsageMetrics
     order: list[str] = field(default_factory=list)
+    paused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Nodes that returned a pending result (waiting for input), by id: the run is paused."""
 
 
 @dataclass
@@ -152,6 +157,7 @@ class Scheduler:
         self._sem: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._error: BaseException | None = None
+        self.paused: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ events
     def emit(self, event: BaseEvent, node: Node | None = None) -> None:
@@ -205,7 +211,8 @@ class Scheduler:
                 exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
             await self.bus.adrain()  # handlers have seen the run's events when it ends
             raise
-        self._finish_checkpoint("completed", None)
+        status = "paused" if self.paused else "completed"
+        self._finish_checkpoint(status, None)
         await self.bus.adrain()
         total = UsageMetrics()
         for rec in self.records.values():
@@ -213,9 +220,10 @@ class Scheduler:
         return RunResult(
             run_id=self.run_id,
             outputs=self.outputs,
-            run_graph=self.run_graph("completed", None),
+            run_graph=self.run_graph(status, None),
             usage=total,
             order=self.order,
+            paused=dict(self.paused),
         )
 
     def _load_restored_usage(self) -> dict[str, UsageMetrics]:
@@ -350,6 +358,11 @@ class Scheduler:
                 self._error = self._wrap(node, exc)
             return
         rec.executions += 1
+        if result.pending is not None:
+            # Pausing is a node outcome: no output, successors wait; the run ends paused.
+            rec.status = "paused"
+            self.paused[nid] = result.pending
+            return
         try:
             if self.checkpointer is not None:
                 info = rec.to_json()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from crewgraph._internal.callbacks import call_user_callback
 
 if TYPE_CHECKING:
-    from crewgraph.crew import Crew
+    from crewgraph.spec.crew import CrewSpec
     from crewgraph.outputs import TaskOutput
     from crewgraph.spec.task import Task
 
@@ -34,7 +34,7 @@ _KINDS = ("Task.callback", "task_callback")
 class TaskCallbacks:
     """The task callbacks of one run, with the checkpoint's record of completed ones."""
 
-    def __init__(self, crew: Crew, store: Any, run_id: str) -> None:
+    def __init__(self, crew: CrewSpec, store: Any, run_id: str) -> None:
         self.crew = crew
         self.store = store if store is not None and hasattr(store, "update_meta") else None
         self.run_id = run_id
