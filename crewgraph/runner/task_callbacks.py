@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from crewgraph._internal.callbacks import call_user_callback
 
 if TYPE_CHECKING:
-    from crewgraph.spec.crew import CrewSpec
     from crewgraph.outputs import TaskOutput
+    from crewgraph.spec.crew import CrewSpec
     from crewgraph.spec.task import Task
 
 __all__ = ["DONE_KEY", "TaskCallbacks"]
