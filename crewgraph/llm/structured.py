@@ -283,7 +283,7 @@ async def create_structured(
     except InstructorRetryException as exc:
         cause = _api_error_in_chain(exc, openai.APIError)
         if cause is not None:
-            raise cause from None
+            raise cause from cause.__cause__  # keep the transport's reason (a malformed reply, a deadline)
         salvaged = _api_error_in_chain(exc, _Salvaged)
         if isinstance(salvaged, _Salvaged):
             return _as_exact_type(salvaged.value, response_model), usage, salvaged.completion

@@ -212,7 +212,8 @@ class AgentStepNode(Node):
     async def _call(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None, stream: Any) -> Any:
         messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
-        return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options)
+        return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options,
+                              where=f"Agent {self.agent_role!r} on task {self.task_name!r}")
 
     # ------------------------------------------------------------------ context window
     async def _fit_window(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None,
