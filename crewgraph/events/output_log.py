@@ -48,7 +48,9 @@ class OutputLogListener:
         self._lock = threading.Lock()
         if self.path.parent != Path():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handlers = [(TaskStartedEvent, self._on), (TaskCompletedEvent, self._on), (TaskFailedEvent, self._on)]
+        self._handlers: list[tuple[type[BaseEvent], Any]] = [
+            (TaskStartedEvent, self._on), (TaskCompletedEvent, self._on), (TaskFailedEvent, self._on)
+        ]
         for event_type, fn in self._handlers:
             self.bus.register_handler(event_type, fn)
 
