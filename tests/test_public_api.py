@@ -41,6 +41,8 @@ def test_all_is_sorted_exact_and_resolves() -> None:
         ("crewgraph.events", ["ToolFailureDetectedEvent", "BaseEventListener", "MemoryQueryCompletedEvent"]),
         ("crewgraph.events.event_bus", ["crewgraph_event_bus"]),
         ("crewgraph.flow.flow", ["Flow", "start", "listen", "router", "and_", "or_"]),
+        ("crewgraph.flow.human_feedback", ["human_feedback", "HumanFeedbackResult"]),
+        ("crewgraph.events", ["Depends", "FlowPausedEvent"]),
         ("crewgraph.testing", ["FakeLLM", "run_node"]),
         ("crewgraph.memory.storage.backend", ["StorageBackend"]),
         ("crewgraph.rag.embeddings.factory", ["build_embedder"]),

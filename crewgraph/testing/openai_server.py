@@ -151,7 +151,7 @@ class OpenAICompatServer:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        """Every request body received (chat completions and embeddings), in order."""
+        """Every request body received (chat completions, embeddings, images), in order."""
         with self._lock:
             return [r.body for r in self.log]
 
@@ -270,6 +270,18 @@ class OpenAICompatServer:
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
 
+    def _images(self, body: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        """``/images/generations``: ``n`` images, each a URL on this server and a revised prompt."""
+        prompt = str(body.get("prompt") or "")
+        if not prompt:
+            return _error(400, "prompt is required")
+        count = int(body.get("n") or 1)
+        data = [
+            {"url": f"http://127.0.0.1:{self.port}/images/{i}.png", "revised_prompt": f"A picture of {prompt}"}
+            for i in range(count)
+        ]
+        return 200, {}, {"created": int(time.time()), "data": data}
+
     def _models(self) -> tuple[int, dict[str, str], Any]:
         return 200, {}, {"object": "list", "data": [
             {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
@@ -375,6 +387,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                     self._send(*result)
             elif path.endswith("/embeddings"):
                 self._send(*server._embeddings(body))
+            elif path.endswith("/images/generations"):
+                self._send(*server._images(body))
             else:
                 self._send(*_error(404, f"unknown path {self.path}"))
 
