@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from crewgraph.compiler._external_tools import with_mcp_tools
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_recall,
@@ -147,6 +148,7 @@ def _task_nodes(graph: ExecutionGraph, crew: Any, task: Task, index: int, contex
     key = task_key(task, index)
     name = task.name or task.display_name()
     tools = list(task.tools or agent.tools or [])
+    tools = with_mcp_tools(tools, agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)

@@ -39,7 +39,7 @@ _CREWAI_ONLY = {
     "agent": {
         "allow_code_execution", "apps", "code_execution_mode", "date_format", "embedder",
         "inject_date", "knowledge_config", "knowledge_sources", "max_reasoning_attempts",
-        "max_tokens", "mcps", "multimodal", "prompt_template", "reasoning",
+        "max_tokens", "multimodal", "prompt_template", "reasoning",
         "respect_context_window", "response_template", "security_config", "use_system_prompt",
     },
     "task": {"allow_crewai_trigger_context", "converter_cls", "security_config"},

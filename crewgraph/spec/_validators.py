@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
-__all__ = ["check_guardrail", "check_llm", "check_policy", "check_tools", "merge_config"]
+__all__ = ["check_guardrail", "check_llm", "check_mcps", "check_policy", "check_tools", "merge_config"]
 
 
 def check_tools(value: Any) -> list[Any]:
@@ -139,6 +139,14 @@ def check_policy(value: Any) -> Any:
     from crewgraph.tools.tool_failure import ToolFailurePolicy
 
     return ToolFailurePolicy(value)
+
+
+def check_mcps(value: Any) -> list[Any]:
+    """MCP servers: URL strings, dicts, StdioServerParameters or MCPServerStdio/HTTP/SSE configs,
+    normalised to configs (no connection is made here: tools are listed at compile time)."""
+    from crewgraph.tools.mcp.config import to_server_configs
+
+    return list(to_server_configs(value))
 
 
 def merge_config(data: Any, what: str) -> Any:

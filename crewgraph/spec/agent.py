@@ -13,7 +13,13 @@ from typing import Any
 
 from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from crewgraph.spec._validators import check_llm, check_policy, check_tools, merge_config
+from crewgraph.spec._validators import (
+    check_llm,
+    check_mcps,
+    check_policy,
+    check_tools,
+    merge_config,
+)
 
 __all__ = ["Agent"]
 
@@ -41,6 +47,10 @@ class Agent(BaseModel):
     tool_failure_policy: Any = None
     step_callback: Callable[..., Any] | None = None
     system_template: str | None = None
+    mcps: list[Any] = Field(
+        default_factory=list,
+        description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -55,6 +65,7 @@ class Agent(BaseModel):
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
     )
+    _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
 
     @property
     def key(self) -> str:

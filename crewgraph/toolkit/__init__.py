@@ -66,7 +66,15 @@ __all__ = [
 ]
 
 
+_ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
+"""crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _ELSEWHERE:
+        value = getattr(importlib.import_module(_ELSEWHERE[name]), name)
+        globals()[name] = value
+        return value
     if name in _RAG_TOOLS:
         try:
             module = importlib.import_module("crewgraph.toolkit.rag_tools")
@@ -93,4 +101,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, *_RAG_TOOLS})
+    return sorted({*globals(), *__all__, *_RAG_TOOLS, *_ELSEWHERE})
