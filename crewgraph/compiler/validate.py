@@ -50,8 +50,31 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
             if missing:
                 names = ", ".join("{" + m + "}" for m in missing)
                 problems.append((label, f"{label} uses {names} but the kickoff inputs do not provide it"))
+    problems.extend(_tool_problems(crew, tasks))
     if problems:
         _raise(problems)
+
+
+def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]:
+    """Each tool's own ``config_problems()`` (a missing API key...), reported once per tool."""
+    found: list[tuple[str | None, str]] = []
+    seen: set[int] = set()
+    owners: list[tuple[str | None, str, list[Any]]] = []
+    for i, task in enumerate(tasks):
+        label = task_label(task, i)
+        agent_tools = list(task.agent.tools or []) if task.agent is not None else []
+        owners.append((label, label, list(task.tools or agent_tools)))
+    for agent in getattr(crew, "agents", None) or []:
+        owners.append((None, f"agent {agent.role!r}", list(getattr(agent, "tools", None) or [])))
+    for task_key, label, tools in owners:
+        for tool in tools:
+            check = getattr(tool, "config_problems", None)
+            if id(tool) in seen or not callable(check):
+                continue
+            seen.add(id(tool))
+            for problem in check():
+                found.append((task_key, f"{label}: tool {getattr(tool, 'name', tool)!r}: {problem}"))
+    return found
 
 
 def _raise(problems: list[tuple[str | None, str]]) -> None:

@@ -11,6 +11,10 @@ a server that rejects ``tools``) get the text protocol of
 :mod:`crewgraph.nodes._text_tools` instead: the tools are described in the
 system prompt, an ``Action:``/``Action Input:`` reply is run as the same
 spawned ``ToolCallNode`` and its result comes back as ``Observation: ...``.
+
+Models that take ``tools`` but write the call into their text (``<tool_call>``,
+``[TOOL_CALLS]``, bare JSON...; see :mod:`crewgraph.nodes._content_calls`) get
+those calls run as tool calls too, with the format noted on each tool node.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _text_tools as text_tools
+from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import (
     EMPTY_ANSWER_MESSAGE,
@@ -66,6 +71,8 @@ class _Loop:
     """``time.monotonic()`` by which the whole task must be done (``max_execution_time``)."""
     asked_again: bool = False
     """The model already gave an empty final answer and was asked for a real one."""
+    call_formats: dict[str, int] = field(default_factory=dict)
+    """How many tool calls the model wrote in each text format (``react``, ``hermes``...)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,7 +155,10 @@ class AgentStepNode(Node):
         if loop.text_mode and tool_turn:
             return await self._text_turn(ctx, loop, reply.content or "", step_usage)
         if loop.text_mode:
-            if isinstance(text_tools.parse_reply(reply.content or ""), text_tools.TextAction):
+            content = reply.content or ""
+            if isinstance(text_tools.parse_reply(content), text_tools.TextAction) or (
+                self.tools and self._written_in(content) is not None
+            ):
                 return await self._tools_not_offered(ctx, loop, reply, step_usage)
             answer = text_tools.final_answer_text(reply.content or "")
             loop.messages.append({"role": "assistant", "content": reply.content or ""})
@@ -159,7 +169,13 @@ class AgentStepNode(Node):
             children = self._tool_nodes(reply.tool_calls, loop.iteration, loop)
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        if specs and reply.parsed is None:
+            written = find_content_calls(reply.content, [spec.name for spec in specs])
+            if written is not None:
+                return self._written_calls(loop, written, reply.content or "", step_usage)
         if reply.tool_calls and not (reply.content or "").strip() and reply.parsed is None:
+            return await self._tools_not_offered(ctx, loop, reply, step_usage)
+        if self.tools and not tool_turn and reply.parsed is None and self._written_in(reply.content):
             return await self._tools_not_offered(ctx, loop, reply, step_usage)
         answer = reply.content or ""
         if reply.parsed is not None and not answer:
@@ -197,7 +213,10 @@ class AgentStepNode(Node):
         each call answered as an unknown tool, recorded under the failure policy); doing it
         again is a MaxIterationsError naming the agent and the task."""
         names = [c.name for c in reply.tool_calls]
-        if not names:
+        written = self._written_in(reply.content) if not names else None
+        if written is not None:
+            names = [c.name for c in written.calls]
+        elif not names:
             action = text_tools.parse_reply(reply.content or "")
             names = [action.tool] if isinstance(action, text_tools.TextAction) else []
         if loop.refused_tools:
@@ -217,10 +236,36 @@ class AgentStepNode(Node):
             loop.messages.append({"role": "assistant", "content": reply.content or ""})
             loop.messages.append({"role": "user", "content": text_tools.forced_final_message(NO_TOOLS_MESSAGE)})
         else:
+            if written is not None:
+                loop.messages.append({"role": "assistant", "content": reply.content or ""})
             loop.messages.append({"role": "user", "content": NO_TOOLS_MESSAGE})
         result = await self.run(ctx.evolve(resume=loop, spawned={}))
         result.usage = step_usage.add(result.usage)
         return result
+
+    # ------------------------------------------------------------------ calls written as text
+    def _written_in(self, content: str | None) -> ContentCalls | None:
+        """Tool calls written in ``content`` in one of the open models' formats (or None)."""
+        return find_content_calls(content, [t.to_spec().name for t in self.tools])
+
+    def _written_calls(self, loop: _Loop, written: ContentCalls, content: str, step_usage: UsageMetrics) -> NodeResult:
+        """Run the calls a model wrote in its text as tool calls (one iteration, as native ones).
+
+        On the native protocol the turn is kept as a native assistant message (its prose plus
+        ``tool_calls``), so the results go back as ``tool`` messages the server's chat template
+        renders in the model's own format; on the text protocol the reply stays text."""
+        loop.iteration += 1
+        calls = [c.model_copy(update={"id": f"text{loop.iteration}_{k}"}) for k, c in enumerate(written.calls)]
+        if loop.text_mode:
+            loop.messages.append({"role": "assistant", "content": content})
+        else:
+            loop.messages.append(
+                {"role": "assistant", "content": written.prose or None, "tool_calls": [c.to_openai() for c in calls]}
+            )
+        loop.call_formats[written.format] = loop.call_formats.get(written.format, 0) + len(calls)
+        children = self._tool_nodes(calls, loop.iteration, loop, call_format=written.format)
+        loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
+        return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
 
     # ------------------------------------------------------------------ text protocol
     def _text_mode(self, loop: _Loop) -> None:
@@ -240,9 +285,13 @@ class AgentStepNode(Node):
             loop.iteration += 1
             loop.messages.append({"role": "assistant", "content": parsed.text})
             call = ToolCall(id=f"text_{loop.iteration}", name=parsed.tool, arguments=parsed.arguments)
-            children = self._tool_nodes([call], loop.iteration, loop)
+            loop.call_formats["react"] = loop.call_formats.get("react", 0) + 1
+            children = self._tool_nodes([call], loop.iteration, loop, call_format="react")
             loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
             return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        if isinstance(parsed, text_tools.TextInvalid) and (written := self._written_in(content)) is not None:
+            loop.corrected = False  # the model called a tool, in its own format rather than ours
+            return self._written_calls(loop, written, content, step_usage)
         loop.messages.append({"role": "assistant", "content": content})
         if isinstance(parsed, text_tools.TextFinal):
             return await self._answered(ctx, loop, parsed.answer, step_usage)
@@ -330,7 +379,9 @@ class AgentStepNode(Node):
             plans = ctx.state.extras.get("task_plans") or {}
         return str(plans.get(self.plan_key, ""))
 
-    def _tool_nodes(self, calls: list[Any], iteration: int, loop: _Loop | None = None) -> list[Any]:
+    def _tool_nodes(
+        self, calls: list[Any], iteration: int, loop: _Loop | None = None, call_format: str = ""
+    ) -> list[Any]:
         from crewgraph.nodes.tool_call import ToolCallNode
 
         by_name: dict[str, Any] = {}
@@ -354,6 +405,7 @@ class AgentStepNode(Node):
                 policies=self.tool_policies,
                 cache=self.cache,
                 timeout=self._time_left(loop),
+                call_format=call_format,
             )
             for k, call in enumerate(calls)
         ]
@@ -437,7 +489,8 @@ class AgentStepNode(Node):
         return NodeResult(
             output=output,
             usage=usage,
-            info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures)},
+            info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
+                  **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {})},
         )
 
     def describe(self) -> dict[str, Any]:

@@ -95,6 +95,9 @@ class ToolCallNode(Node):
     task_name: str | None = None
     policies: tuple[Any, ...] = ()
     cache: bool = True
+    call_format: str = ""
+    """How the model made the call when it was not a native tool call: ``react`` (the text
+    protocol) or a format of :mod:`crewgraph.nodes._content_calls` (``hermes``, ``json``...)."""
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         from crewgraph.tools._invoke import invoke_tool_call
@@ -105,6 +108,8 @@ class ToolCallNode(Node):
             "failed": outcome.failure is not None,
             "from_cache": outcome.from_cache,
         }
+        if self.call_format:
+            info["format"] = self.call_format
         if outcome.failure is not None:  # a handled failure: shown on the executed graph
             info["error"] = outcome.failure.summary()
         return NodeResult(output=outcome, info=info)
@@ -144,4 +149,6 @@ class ToolCallNode(Node):
         d = super().describe()
         d["tool"] = self.call.name
         d["arguments"] = self.call.arguments
+        if self.call_format:
+            d["format"] = self.call_format
         return d

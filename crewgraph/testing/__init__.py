@@ -22,43 +22,56 @@ from crewgraph.testing.fake_llm import (
 )
 
 if TYPE_CHECKING:
+    from crewgraph.testing._server_shapes import TEXT_TOOL_FORMATS, written_tool_calls
+    from crewgraph.testing.fake_http import FakeHTTPService, FakeRequestRecord
     from crewgraph.testing.network import NetworkBlockedError, network_blocked
     from crewgraph.testing.openai_server import (
         OpenAICompatServer,
         RecordedRequest,
         ServerReply,
+        SlowModel,
         embedding_for,
     )
     from crewgraph.testing.run_node import arun_node, run_node
 
 __all__ = [
+    "TEXT_TOOL_FORMATS",
     "FakeEmbedder",
+    "FakeHTTPService",
     "FakeLLM",
     "FakeLLMExhaustedError",
     "FakeReply",
     "FakeRequest",
+    "FakeRequestRecord",
     "FakeToolCall",
     "NetworkBlockedError",
     "OpenAICompatServer",
     "RecordedRequest",
     "ServerReply",
+    "SlowModel",
     "arun_node",
     "embedding_for",
     "network_blocked",
     "run_node",
+    "written_tool_calls",
 ]
 
 # The HTTP server and the network guard load on first use: a test that only needs
 # FakeLLM should not import http.server.
 _LAZY = {
+    "FakeHTTPService": "crewgraph.testing.fake_http",
+    "FakeRequestRecord": "crewgraph.testing.fake_http",
     "NetworkBlockedError": "crewgraph.testing.network",
     "OpenAICompatServer": "crewgraph.testing.openai_server",
     "RecordedRequest": "crewgraph.testing.openai_server",
     "ServerReply": "crewgraph.testing.openai_server",
+    "SlowModel": "crewgraph.testing.openai_server",
+    "TEXT_TOOL_FORMATS": "crewgraph.testing._server_shapes",
     "arun_node": "crewgraph.testing.run_node",
     "embedding_for": "crewgraph.testing.openai_server",
     "network_blocked": "crewgraph.testing.network",
     "run_node": "crewgraph.testing.run_node",
+    "written_tool_calls": "crewgraph.testing._server_shapes",
 }
 
 

@@ -33,9 +33,10 @@ from crewgraph.testing._server_data import (
     ServerReply,
     embedding_for,
 )
+from crewgraph.testing._server_shapes import SlowModel, client_gone, written_tool_calls
 from crewgraph.testing._server_stream import SSE_DONE, sse_frame, stream_chunks
 
-__all__ = ["OpenAICompatServer", "RecordedRequest", "ServerReply", "embedding_for"]
+__all__ = ["OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for"]
 
 class OpenAICompatServer:
     """OpenAI-compatible server on ``127.0.0.1`` (random port) in a background thread.
@@ -51,6 +52,11 @@ class OpenAICompatServer:
     (text deltas, tool-call deltas, a usage chunk when ``stream_options``
     asks for one, then ``[DONE]``); ``supports_stream_options=False`` rejects
     ``stream_options`` with a 400, as older servers do.
+    Shapes of real local servers (see :mod:`crewgraph.testing._server_shapes`):
+    ``tool_calls_as_text="hermes"`` (or another format) writes every tool call,
+    and every forced structured-output call, into the content instead of
+    ``tool_calls``, as open models do; ``slow_model=SlowModel(...)`` makes
+    replies take a slow model's time on few generation slots.
     Use as a context manager, or call :meth:`start`/:meth:`stop`.
     """
 
@@ -64,7 +70,13 @@ class OpenAICompatServer:
         embedding_dim: int = 32,
         model: str = "crewgraph-test",
         default: ScriptItem | None = None,
+        tool_calls_as_text: str | None = None,
+        slow_model: SlowModel | None = None,
     ) -> None:
+        if tool_calls_as_text is not None:
+            written_tool_calls(tool_calls_as_text, [])  # an unknown format fails here, not per request
+        self.tool_calls_as_text = tool_calls_as_text
+        self.slow_model = slow_model
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
         self.supports_stream_options = supports_stream_options
@@ -185,7 +197,8 @@ class OpenAICompatServer:
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = stream_chunks(completion, include_usage=include_usage)
-            return _Stream(chunks, reply.headers, reply.chunk_delay, reply.stream_break_after)
+            tokens = int(completion["usage"]["completion_tokens"])
+            return _Stream(chunks, reply.headers, reply.chunk_delay, reply.stream_break_after, tokens)
         return 200, reply.headers, completion
 
     def _completion(self, body: dict[str, Any], reply: ServerReply, number: int) -> dict[str, Any]:
@@ -196,6 +209,8 @@ class OpenAICompatServer:
                 calls = [(forced, json.dumps(reply.payload))]
             else:
                 content = json.dumps(reply.payload)
+        if calls and self.tool_calls_as_text is not None and body.get("tools"):
+            content, calls = written_tool_calls(self.tool_calls_as_text, calls, prose=content or ""), []
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             message["tool_calls"] = [
@@ -263,6 +278,9 @@ class _Stream:
     headers: dict[str, str]
     delay: float = 0.0
     break_after: int | None = None
+    tokens: int = 0
+    gone: Any = None
+    """Set for a :class:`SlowModel`: returns True once the client has closed the stream."""
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -335,6 +353,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                 result = server._chat(body, number)
                 if result is None:
                     self.close_connection = True
+                elif server.slow_model is not None and (isinstance(result, _Stream) or result[0] == 200):
+                    self._slowly(server.slow_model, result, number)
                 elif isinstance(result, _Stream):
                     self._stream(result)
                 else:
@@ -359,10 +379,38 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                     return
                 if sent and answer.delay > 0:
                     time.sleep(answer.delay)
+                if answer.gone is not None and answer.gone():
+                    raise BrokenPipeError("the client closed the stream")
                 self._write_chunk(sse_frame(chunk))
             self._write_chunk(SSE_DONE)
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+
+        def _slowly(self, slow: SlowModel, result: tuple[int, dict[str, str], Any] | _Stream, number: int) -> None:
+            """Answer as a slow model on a few slots would (see ``SlowModel``): wait for a slot,
+            generate at its pace; a non-streamed generation runs to the end even if the client
+            has gone, a streamed one stops at the next token after the client closed it."""
+            streamed = isinstance(result, _Stream)
+            tokens = result.tokens if isinstance(result, _Stream) else int(result[2]["usage"]["completion_tokens"])
+            gen = slow.start(number, tokens, stream=streamed)
+            abandoned = stopped = False
+            try:
+                if isinstance(result, _Stream):
+                    result.delay = max(result.delay, gen.tokens * slow.seconds_per_token / max(1, len(result.chunks)))
+                    result.gone = lambda: client_gone(self.connection)
+                    self._stream(result)
+                else:
+                    slow.generate(gen, gen.tokens)
+                    abandoned = client_gone(self.connection)
+                    if abandoned:
+                        self.close_connection = True
+                    else:
+                        self._send(*result)
+            except (BrokenPipeError, ConnectionResetError):
+                stopped, abandoned = streamed, not streamed
+                self.close_connection = True
+            finally:
+                slow.finish(gen, abandoned=abandoned, stopped_early=stopped)
 
         def _write_chunk(self, data: bytes) -> None:
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

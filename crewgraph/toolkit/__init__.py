@@ -1,7 +1,9 @@
-"""Ready-made tools (CrewAI's ``crewai_tools``): files, directories, web pages, Python code.
+"""Ready-made tools (CrewAI's ``crewai_tools``): files, directories, web pages, Python code,
+and clients of the hosted services CrewAI's toolkit wraps (Serper, Exa, Firecrawl, Apify...).
 
-All of them run locally. Heavy libraries (httpx, selectolax, pypdf,
-python-docx) load only when a tool needs them. The RAG search tools
+Heavy libraries (httpx, selectolax, pypdf, python-docx) load only when a tool
+needs them; each hosted tool lives in its own module, loaded on first access,
+and reads its key from the environment variable CrewAI documents. The RAG search tools
 (``TXTSearchTool``, ``PDFSearchTool``...) live in
 ``crewgraph.toolkit.rag_tools`` and are loaded on first access.
 """
@@ -31,15 +33,19 @@ _RAG_TOOLS = frozenset(
     }
 )
 
+_HOSTED_TOOLS = {
+    "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
+    "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
+    "EXASearchTool": "crewgraph.toolkit.exa_tool",
+    "ExaSearchTool": "crewgraph.toolkit.exa_tool",
+    "FirecrawlCrawlWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
+    "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
+    "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
+    "SerperDevTool": "crewgraph.toolkit.serper_tool",
+}
+"""Tools that call a hosted service, each in its own module (loaded on first access)."""
+
 _NOT_PROVIDED = {
-    "SerperDevTool": "the hosted serper.dev search API",
-    "EXASearchTool": "the hosted Exa search API",
-    "ExaSearchTool": "the hosted Exa search API",
-    "FirecrawlSearchTool": "the hosted Firecrawl API",
-    "FirecrawlCrawlWebsiteTool": "the hosted Firecrawl API",
-    "FirecrawlScrapeWebsiteTool": "the hosted Firecrawl API",
-    "ApifyActorsTool": "the hosted Apify platform",
-    "BrowserbaseLoadTool": "the hosted Browserbase service",
     "ComposioTool": "the hosted Composio platform",
     "DallETool": "OpenAI's image API",
     "VisionTool": "a hosted vision model",
@@ -52,17 +58,25 @@ _NOT_PROVIDED = {
     "WebsiteSearchTool": "retrieval over a live website (not built yet)",
     "CodeDocsSearchTool": "retrieval over online documentation (not built yet)",
 }
-"""crewai_tools names with no local equivalent here, and what each would need: importing one
+"""crewai_tools names with no equivalent here yet, and what each would need: importing one
 says so instead of a bare "cannot import name", so a ported crew fails with a reason."""
 
 __all__ = [
+    "ApifyActorsTool",
+    "BrowserbaseLoadTool",
     "CodeExecutionResult",
     "CodeInterpreterTool",
     "DirectoryReadTool",
+    "EXASearchTool",
+    "ExaSearchTool",
     "FileReadTool",
     "FileWriterTool",
+    "FirecrawlCrawlWebsiteTool",
+    "FirecrawlScrapeWebsiteTool",
+    "FirecrawlSearchTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
+    "SerperDevTool",
 ]
 
 
@@ -71,8 +85,9 @@ _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _ELSEWHERE:
-        value = getattr(importlib.import_module(_ELSEWHERE[name]), name)
+    module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
+    if module_name is not None:
+        value = getattr(importlib.import_module(module_name), name)
         globals()[name] = value
         return value
     if name in _RAG_TOOLS:
@@ -93,12 +108,11 @@ def __getattr__(name: str) -> Any:
         # AttributeError's message with a generic one.
         raise ImportError(
             f"crewgraph.toolkit has no {name}: it needs {_NOT_PROVIDED[name]}, and the toolkit "
-            "only ships tools that run locally (files, directories, RAG over local files, web "
-            "scraping, Python code). Wrap a client of that service with @tool or BaseTool.",
+            "does not provide it yet. Wrap a client of that service with @tool or BaseTool.",
             name=__name__,
         )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, *_RAG_TOOLS, *_ELSEWHERE})
+    return sorted({*globals(), *__all__, *_RAG_TOOLS, *_HOSTED_TOOLS, *_ELSEWHERE})

@@ -165,6 +165,15 @@ class BaseTool(BaseModel, ABC):
             )
         return str(raw_result)
 
+    def config_problems(self) -> list[str]:
+        """What keeps this tool from working, found before a run spends a token.
+
+        The crew compiler calls it for every tool a crew's tasks and agents can
+        use and fails with all the problems at once (a hosted tool with no API
+        key, an adapter whose library is not installed). Default: none.
+        """
+        return []
+
     # calling ------------------------------------------------------------
     @property
     def is_async(self) -> bool:

@@ -10,9 +10,17 @@ batch of texts). Supported providers:
 - ``"azure"``: Azure OpenAI (``deployment_id``, ``api_key``, ``api_base``, ``api_version``);
 - ``"ollama"``: Ollama's OpenAI-compatible endpoint (``url`` may be its
   ``/api/embeddings`` address; it is mapped to ``/v1``);
+- ``"google-generativeai"`` / ``"google-vertex"``: Gemini API / Vertex AI (``google.py``);
+- ``"cohere"``, ``"voyageai"``, ``"jina"``: their REST APIs (``api_providers.py``);
+- ``"amazon-bedrock"``: InvokeModel through boto3 (``bedrock.py``, extra ``bedrock``);
+- ``"huggingface"`` / ``"sentence-transformer"``: other models over the Inference
+  API or a TEI server, or sentence-transformers when installed (``huggingface.py``);
+- ``"watsonx"``: IBM watsonx.ai with an IAM token (``watsonx.py``);
 - ``"custom"``: ``config["embedding_callable"]`` (a callable or a zero-arg factory of one).
 
-Other names raise a ``ValueError`` that lists these.
+Every config may give ``base_url`` (or the provider's own ``url``/``api_base``), so
+tests point a provider at a local fake. A missing key is a ``ValueError`` here,
+naming the variable; other names raise a ``ValueError`` that lists the providers.
 """
 
 from __future__ import annotations
@@ -24,9 +32,35 @@ __all__ = ["SUPPORTED_PROVIDERS", "Embedder", "build_embedder"]
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
-SUPPORTED_PROVIDERS = ("azure", "custom", "huggingface", "local", "ollama", "onnx", "openai", "sentence-transformer")
+SUPPORTED_PROVIDERS = (
+    "amazon-bedrock",
+    "azure",
+    "cohere",
+    "custom",
+    "google-generativeai",
+    "google-vertex",
+    "huggingface",
+    "jina",
+    "local",
+    "ollama",
+    "onnx",
+    "openai",
+    "sentence-transformer",
+    "voyageai",
+    "watsonx",
+)
 
-_MINILM_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+_ALIASES = {
+    "sentence-transformers": "sentence-transformer",
+    "google": "google-generativeai",
+    "gemini": "google-generativeai",
+    "google-genai": "google-generativeai",
+    "vertexai": "google-vertex",
+    "vertex": "google-vertex",
+    "bedrock": "amazon-bedrock",
+    "voyage": "voyageai",
+    "azure-openai": "azure",
+}
 
 
 def _model(config: dict[str, Any], default: str) -> str:
@@ -42,6 +76,33 @@ def _ollama_base(url: str | None) -> str:
     return base + "/v1"
 
 
+def _remote(provider: str, config: dict[str, Any]) -> Embedder | None:
+    """The HTTP-API providers, each in its own module (imported only when chosen)."""
+    if provider in {"cohere", "voyageai", "jina"}:
+        from crewgraph.rag.embeddings import api_providers
+
+        cls = {"cohere": api_providers.CohereEmbedder, "voyageai": api_providers.VoyageAIEmbedder,
+               "jina": api_providers.JinaEmbedder}[provider]
+        return cls(config)
+    if provider == "google-generativeai":
+        from crewgraph.rag.embeddings.google import GoogleGenAIEmbedder
+
+        return GoogleGenAIEmbedder(config)
+    if provider == "google-vertex":
+        from crewgraph.rag.embeddings.google import VertexEmbedder
+
+        return VertexEmbedder(config)
+    if provider == "watsonx":
+        from crewgraph.rag.embeddings.watsonx import WatsonxEmbedder
+
+        return WatsonxEmbedder(config)
+    if provider == "amazon-bedrock":
+        from crewgraph.rag.embeddings.bedrock import BedrockEmbedder
+
+        return BedrockEmbedder(config)
+    return None
+
+
 def build_embedder(spec: dict[str, Any] | Embedder | None) -> Embedder:
     """The embedder for ``spec`` (``None`` or ``{}``: the offline ONNX default; a callable
     ``list[str] -> list[list[float]]`` is used as it is, as ``Memory(embedder=...)`` accepts)."""
@@ -55,18 +116,17 @@ def build_embedder(spec: dict[str, Any] | Embedder | None) -> Embedder:
     if not isinstance(spec, dict):
         raise TypeError(f"an embedder config must be a dict like {{'provider': ..., 'config': ...}}, got {type(spec).__name__}")
     provider = str(spec.get("provider") or "").strip().lower().replace("_", "-")
+    provider = _ALIASES.get(provider, provider)
     config: dict[str, Any] = dict(spec.get("config") or {})
     if provider in {"onnx", "local", "default"}:
         return default_embedder() if not config.get("batch_size") else MiniLMEmbedder(int(config["batch_size"]))
-    if provider in {"huggingface", "sentence-transformer", "sentence-transformers"}:
-        name = _model(config, "all-MiniLM-L6-v2").lower()
-        if name in _MINILM_NAMES:
-            return default_embedder()
-        raise ValueError(
-            f"embedder provider {provider!r} runs locally only with all-MiniLM-L6-v2 (bundled as ONNX); "
-            f"{name!r} is not bundled. Use an OpenAI-compatible server for other models "
-            "(e.g. {'provider': 'openai', 'config': {'model_name': ..., 'api_base': 'http://localhost:8000/v1'}})."
-        )
+    if provider in {"huggingface", "sentence-transformer"}:
+        from crewgraph.rag.embeddings.huggingface import build_huggingface
+
+        return build_huggingface(provider, config)
+    remote = _remote(provider, config)
+    if remote is not None:
+        return remote
     if provider == "openai":
         return OpenAICompatibleEmbedder(
             _model(config, "text-embedding-3-small"),
@@ -86,7 +146,7 @@ def build_embedder(spec: dict[str, Any] | Embedder | None) -> Embedder:
         )
     if provider == "ollama":
         return OpenAICompatibleEmbedder(
-            _model(config, "nomic-embed-text"),
+            _model(config, "mxbai-embed-large"),
             api_key=config.get("api_key") or "ollama",
             base_url=_ollama_base(config.get("url") or config.get("base_url") or config.get("api_base")),
         )

@@ -1,0 +1,97 @@
+"""One way for the hosted tools to call a JSON API: bounded timeouts, failures the run can read.
+
+Every hosted tool (Serper, Exa, Firecrawl, Apify, Browserbase, GitHub...) goes
+through :func:`call_json`, so they all behave alike: a connect timeout and a
+total timeout on each request, 429/5xx and timeouts returned as *retryable*
+:class:`ToolFailure` (the tool node retries them), 401/403 as a failure that
+names the service and the key's environment variable, and a reply that is not
+JSON as a failure rather than a crash. httpx is imported on the first call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crewgraph.tools.tool_failure import ToolFailure
+
+__all__ = ["RETRYABLE_STATUS", "call_json", "error_detail"]
+
+RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+_USER_AGENT = "crewgraph-toolkit/0.1"
+
+
+def error_detail(payload: Any) -> str:
+    """The human part of an API's error body (``{"error": {"message": ...}}``, ``{"message": ...}``...)."""
+    if isinstance(payload, dict):
+        for key in ("error", "message", "detail", "errors"):
+            value = payload.get(key)
+            if isinstance(value, dict):
+                inner = value.get("message") or value.get("type")
+                if inner:
+                    return str(inner)
+            elif isinstance(value, list) and value:
+                return "; ".join(error_detail(v) if isinstance(v, dict) else str(v) for v in value[:3])
+            elif value:
+                return str(value)
+    if isinstance(payload, str):
+        return payload.strip()[:300]
+    return ""
+
+
+def call_json(
+    method: str,
+    url: str,
+    *,
+    service: str,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+    params: dict[str, Any] | None = None,
+    timeout: float = 30.0,
+    key_hint: str | None = None,
+) -> Any | ToolFailure:
+    """Send one request and return the decoded JSON reply, or a :class:`ToolFailure`.
+
+    ``service`` names the API in messages ("Serper"); ``key_hint`` (e.g. "set
+    SERPER_API_KEY") is added to authentication failures.
+    """
+    import httpx
+
+    sent = {"User-Agent": _USER_AGENT, "Accept": "application/json", **(headers or {})}
+    limits = httpx.Timeout(timeout, connect=min(10.0, timeout))
+    try:
+        with httpx.Client(timeout=limits, follow_redirects=True, max_redirects=5) as client:
+            response = client.request(method, url, headers=sent, json=json_body, params=params)
+    except httpx.TimeoutException:
+        return ToolFailure(
+            message=f"{service} did not answer within {timeout:g}s ({method} {url})",
+            code="timeout",
+            retryable=True,
+        )
+    except httpx.HTTPError as exc:
+        return ToolFailure(
+            message=f"Could not reach {service} at {url}: {type(exc).__name__}: {exc}",
+            code="network_error",
+            retryable=isinstance(exc, httpx.TransportError),
+        )
+    try:
+        payload: Any = response.json() if response.content else None
+    except ValueError:
+        payload = response.text
+    status = response.status_code
+    if status >= 400:
+        detail = error_detail(payload)
+        message = f"{service} answered HTTP {status} to {method} {url}" + (f": {detail}" if detail else "")
+        if status in (401, 403) and key_hint:
+            message += f" (check the API key: {key_hint})"
+        return ToolFailure(
+            message=message,
+            code=f"http_{status}",
+            retryable=status in RETRYABLE_STATUS,
+            details={"status_code": status, "url": url},
+        )
+    if isinstance(payload, str):
+        return ToolFailure(
+            message=f"{service} answered {method} {url} with something that is not JSON: {payload[:200]!r}",
+            code="invalid_response",
+        )
+    return payload
