@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,9 +10,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install 'crewgraph[mcp]'")
 
-from crewgraph.tools.mcp import MCPServerStdio, clear_tool_cache
+from _mcp_servers import SERVER, HTTPServer
 
-SERVER = Path(__file__).with_name("mcp_test_server.py")
+from crewgraph.tools.mcp import MCPServerStdio, clear_tool_cache
 
 
 @pytest.fixture(autouse=True)
@@ -30,11 +27,6 @@ def starts_file(tmp_path: Path) -> Path:
     return tmp_path / "starts.txt"
 
 
-def started(path: Path) -> list[int]:
-    """Pids of the server processes started so far (one line each)."""
-    return [int(x) for x in path.read_text().split()] if path.exists() else []
-
-
 @pytest.fixture
 def stdio_server(starts_file: Path) -> MCPServerStdio:
     return MCPServerStdio(
@@ -45,47 +37,6 @@ def stdio_server(starts_file: Path) -> MCPServerStdio:
         connect_timeout=20,
         call_timeout=10,
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class HTTPServer:
-    """The test server as a subprocess on 127.0.0.1 (streamable HTTP or SSE)."""
-
-    def __init__(self, mode: str):
-        self.mode = mode
-        self.port = _free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), mode, str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"MCP {mode} server exited: {self.proc.stderr.read().decode()[-2000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"MCP {mode} server did not listen on {self.port}")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/" + ("mcp" if self.mode == "http" else "sse")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _mcp_servers import HTTPServer, started
 
 from crewgraph.tools import ToolFailure, ToolFailureReason
 from crewgraph.tools.mcp import (
@@ -19,7 +20,6 @@ from crewgraph.tools.mcp import (
     mcp_tools,
     to_server_config,
 )
-from tests.tools.mcp.conftest import HTTPServer, started
 
 
 def _alive(pid: int) -> bool:

@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
+from _mcp_servers import HTTPServer, started
 
 from crewgraph import Agent, CompileError, Crew, Task
 from crewgraph.testing import FakeLLM, FakeToolCall
 from crewgraph.tools import ToolFailureReason
 from crewgraph.tools.mcp import MCPServerAdapter, MCPServerHTTP, MCPServerStdio
-from tests.tools.mcp.conftest import HTTPServer, started
 
 
 def _alive(pid: int) -> bool:
