@@ -56,7 +56,7 @@ class Crew(BaseModel):
     embedder: Any = None
     cache: bool = True
     max_rpm: int | None = Field(default=None, ge=1)
-    max_concurrency: int = Field(default=8, ge=1)
+    max_concurrency: int = Field(default=64, ge=1)
     stream: bool = Field(
         default=False, description="kickoff returns a CrewStreamingOutput of chunks as the agents work"
     )

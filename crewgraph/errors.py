@@ -12,6 +12,7 @@ __all__ = [
     "CompileError",
     "ConfigurationError",
     "CrewGraphError",
+    "FlowDefinitionError",
     "GuardrailError",
     "LLMError",
     "LLMRateLimitError",
@@ -20,6 +21,7 @@ __all__ = [
     "NodeExecutionError",
     "NodeTimeoutError",
     "ReplayMismatchError",
+    "RouterLabelError",
     "RunCancelledError",
     "StructuredOutputError",
     "ToolExecutionFailedError",
@@ -51,6 +53,14 @@ class CompileError(CrewGraphError):
         self.task = task
         self.problems = problems or [message]
         super().__init__(message)
+
+
+class FlowDefinitionError(CompileError, ValueError):
+    """A Flow class is invalid (raised at class definition; a ValueError, as in CrewAI)."""
+
+
+class RouterLabelError(CrewGraphError, ValueError):
+    """A flow router returned a label outside the ones it declared with ``emit=[...]``."""
 
 
 class NodeExecutionError(CrewGraphError):

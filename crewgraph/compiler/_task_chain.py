@@ -8,10 +8,12 @@ call. Sequential/parallel and hierarchical crews differ only in the step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node
+from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.nodes.convert import ConvertNode
@@ -43,7 +45,7 @@ def agent_memory(crew: Any, agent: Agent) -> Any:
 
 
 def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any],
-                context_nodes: list[str], recall_id: str | None) -> dict[str, Any]:
+                context_nodes: Sequence[str], recall_id: str | None) -> dict[str, Any]:
     """Keyword arguments of the task's step node that come from the agent and the task."""
     structured = task.structured_model
     return dict(
@@ -59,7 +61,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         function_calling_llm=agent.function_calling_llm,
         tools=tuple(tools),
         max_iter=agent.max_iter,
-        context_nodes=tuple(context_nodes),
+        context_nodes=context_nodes if isinstance(context_nodes, NodePrefix) else tuple(context_nodes),
         memory_node=recall_id,
         tool_policies=(task.tool_failure_policy, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
         cache=bool(agent.cache) and bool(getattr(crew, "cache", True)),

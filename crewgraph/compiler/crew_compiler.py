@@ -12,6 +12,7 @@ Node ids depend only on task position and name, so a resumed run finds them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from crewgraph.compiler._external_tools import with_mcp_tools
@@ -25,6 +26,7 @@ from crewgraph.compiler._task_chain import (
 from crewgraph.compiler.validate import task_label, validate_crew
 from crewgraph.errors import CompileError
 from crewgraph.graph.execution_graph import ExecutionGraph
+from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.ids import slugify
 from crewgraph.nodes.agent_step import AgentStepNode
 from crewgraph.spec.agent import Agent
@@ -61,26 +63,38 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
     graph = ExecutionGraph(name=getattr(crew, "name", None) or "crew")
     tasks: list[Task] = list(crew.tasks)
     plans: dict[Any, TaskPlan] = {}
-    visible: list[Task] = []  # tasks finished before the current barrier (implicit context)
+    sequential = process == Process.sequential
+    # A sequential task's default context is every earlier task (an async task: every task
+    # up to the last synchronous one, since the async ones before it run beside it). Both
+    # are prefixes of the tasks' final nodes, so each task keeps a NodePrefix of `finals`
+    # and gets edges only from its barrier: linear in the number of tasks, where an edge
+    # per (earlier task, task) pair was quadratic to build and to check for cycles.
+    finals: list[str] = []
+    visible = 0  # tasks finished before the current barrier (a prefix length)
     last_sync: list[Task] = []  # the barrier: the previous synchronous task
     pending_async: list[Task] = []
     for i, task in enumerate(tasks):
-        sequential = process == Process.sequential
         if sequential:
-            order_preds = last_sync if task.async_execution else last_sync + pending_async
-            implicit = list(visible) if task.async_execution else visible + pending_async
+            order_preds = last_sync if task.async_execution else [*last_sync, *pending_async]
         else:
-            order_preds, implicit = [], []
-        explicit = list(task.context) if task.context is not None else None
-        context_tasks = explicit if explicit is not None else implicit
-        plan = _task_nodes(graph, crew, task, i, [plans[t.id].final for t in context_tasks if t.id in plans])
+            order_preds = []
+        if task.context is not None:
+            context_tasks = list(task.context)
+            context_ids: Sequence[str] = [plans[t.id].final for t in context_tasks if t.id in plans]
+        else:
+            context_tasks = order_preds
+            context_ids = NodePrefix(finals, visible if task.async_execution else i) if sequential else ()
+        plan = _task_nodes(graph, crew, task, i, context_ids)
         plans[task.id] = plan
+        finals.append(plan.final)
         for pred in order_preds:
             if pred not in context_tasks:
                 graph.add_edge(plans[pred.id].final, plan.agent, kind="order")
         for ctx_task in context_tasks:
             if ctx_task.id in plans and ctx_task.id != task.id:  # later tasks are wired after the loop
-                graph.add_edge(plans[ctx_task.id].final, plan.agent, kind="context", implicit=explicit is None)
+                graph.add_edge(
+                    plans[ctx_task.id].final, plan.agent, kind="context", implicit=task.context is None
+                )
         if plan.first != plan.agent:
             for pred in order_preds:
                 # Recall after the previous task's memory save has queued its facts (recall is
@@ -92,7 +106,7 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
             if task.async_execution:
                 pending_async.append(task)
             else:
-                visible = [*visible, *pending_async, task]
+                visible = i + 1
                 last_sync, pending_async = [task], []
     _wire_forward_context(graph, tasks, plans)
     _check_acyclic(graph, tasks, plans)
@@ -143,7 +157,9 @@ def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, Ta
     )
 
 
-def _task_nodes(graph: ExecutionGraph, crew: Any, task: Task, index: int, context_nodes: list[str]) -> TaskPlan:
+def _task_nodes(
+    graph: ExecutionGraph, crew: Any, task: Task, index: int, context_nodes: Sequence[str]
+) -> TaskPlan:
     agent: Agent = task.agent  # type: ignore[assignment]  # validated
     key = task_key(task, index)
     name = task.name or task.display_name()

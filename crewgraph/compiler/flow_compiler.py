@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from crewgraph.errors import CompileError
+from crewgraph.errors import FlowDefinitionError
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node
 from crewgraph.nodes.flow_method import FlowMethodNode
@@ -40,6 +40,7 @@ __all__ = [
     "FlowSpec",
     "TriggerSpec",
     "compile_flow",
+    "entry_methods",
     "validate_flow",
 ]
 
@@ -74,9 +75,11 @@ class FlowMethodSpec:
     trigger: TriggerSpec | None = None
     labels: tuple[str, ...] = ()
     open_labels: bool = False
+    declared_labels: bool = False
     is_async: bool = False
     takes_arg: bool = False
     arg_optional: bool = False
+    payload_param: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,13 +122,23 @@ class _Analysis:
             return None
         if self.label_producers(item):
             return ("label", item)
+        # As CrewAI: a label no router returns statically is legal (it may simply never
+        # fire); say so once, since it is also what a typo looks like.
         known = sorted(self.producers)
         hint = f" (routers return: {', '.join(map(repr, known))})" if known else " (the flow has no router)"
-        self.problems.append(
-            (owner, f"method {owner!r} listens to {item!r}, but no flow method has that name "
-                    f"and no router returns it{hint}")
-        )
+        warning = (f"method {owner!r} listens to {item!r}, but no flow method has that name "
+                   f"and no router returns it{hint}; that trigger never fires")
+        if warning not in self.warnings:
+            self.warnings.append(warning)
         return None
+
+    def alive(self, item: str | TriggerSpec, as_method: bool = False) -> bool:
+        """Whether ``item`` can fire at all (a label some router may return, a method,
+        a condition over such items); dead items are left out of the graph."""
+        if isinstance(item, TriggerSpec):
+            test = all if item.op == "and" else any
+            return test(self.alive(i, i in item.methods) for i in item.items)
+        return as_method or item in self.methods or bool(self.label_producers(item))
 
 
 def _leaves(trigger: TriggerSpec) -> Iterable[tuple[str, bool]]:
@@ -240,7 +253,7 @@ def _and_groups(trigger: TriggerSpec) -> Iterable[TriggerSpec]:
 def _check_reachability(a: _Analysis) -> None:
     """Least fixpoint of "may run"; an ``and_`` outside it can never complete."""
     succ = _edges(a, with_labels=True)
-    runs = {m.name for m in a.spec.methods if m.start}
+    runs = set(entry_methods(a.spec))
     todo = list(runs)
     while todo:  # worklist: re-check only the listeners of what just became runnable
         for name in succ[todo.pop()]:
@@ -302,6 +315,14 @@ def _reaches(succ: dict[str, list[str]], src: str, dst: str) -> bool:
     return False
 
 
+def entry_methods(spec: FlowSpec) -> list[str]:
+    """What runs at kickoff: the unconditional ``@start()`` methods. A conditional start
+    (``@start("label")``) runs only when its condition fires -- unless every start is
+    conditional, then they all run at kickoff too (as CrewAI)."""
+    plain = [m.name for m in spec.methods if m.start and m.trigger is None]
+    return plain or [m.name for m in spec.methods if m.start]
+
+
 def validate_flow(spec: FlowSpec) -> list[str]:
     """Raise one CompileError listing every problem (``.task`` names the first method);
     return the warnings. Pure Python: cheap enough to run at class definition."""
@@ -310,7 +331,7 @@ def validate_flow(spec: FlowSpec) -> list[str]:
         msgs = [msg for _, msg in a.problems]
         first = next((owner for owner, _ in a.problems if owner), None)
         head = msgs[0] if len(msgs) == 1 else f"{len(msgs)} problems found:\n" + "\n".join(f"  - {m}" for m in msgs)
-        raise CompileError(f"flow {spec.name!r}: {head}", task=first, problems=msgs)
+        raise FlowDefinitionError(f"flow {spec.name!r}: {head}", task=first, problems=msgs)
     return a.warnings
 
 
@@ -339,7 +360,9 @@ class _Builder:
 
     def wire(self, trigger: TriggerSpec, target: str, into: str) -> None:
         """Connect ``trigger`` to ``target``; ``into`` is the edge kind of plain arrivals."""
-        items = list(dict.fromkeys(trigger.items))
+        items = [i for i in dict.fromkeys(trigger.items) if self.a.alive(i, i in trigger.methods)]
+        if not items or (trigger.op == "and" and len(items) < len(set(trigger.items))):
+            return  # can never fire (warned): no edges
         if len(items) == 1 and into == "listen":
             self.wire_item(items[0], target, into)
             return
@@ -362,6 +385,29 @@ class _Builder:
         else:
             src, attrs = self.label_source(item, target)
             self.edge(src, target, **(attrs or {"kind": into}))
+
+
+class _LoopFinder:
+    """``reaches(src, dst)`` over the built edges, one BFS per source (memoized)."""
+
+    def __init__(self, edges: dict[tuple[str, str], dict[str, Any]]) -> None:
+        self.succ: dict[str, list[str]] = {}
+        for src, dst in edges:
+            self.succ.setdefault(src, []).append(dst)
+        self.seen: dict[str, set[str]] = {}
+
+    def reaches(self, src: str, dst: str) -> bool:
+        found = self.seen.get(src)
+        if found is None:
+            found = set()
+            todo = list(self.succ.get(src, ()))
+            while todo:
+                n = todo.pop()
+                if n not in found:
+                    found.add(n)
+                    todo.extend(self.succ.get(n, ()))
+            self.seen[src] = found
+        return dst in found
 
 
 def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., Any]] | None = None) -> ExecutionGraph:
@@ -388,23 +434,37 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
     graph = ExecutionGraph(name=spec.name)
     for m in spec.methods:
         cls = RouterNode if m.router else FlowMethodNode
-        extra: dict[str, Any] = {"labels": None if m.open_labels else m.labels} if m.router else {}
+        extra: dict[str, Any] = {}
+        if m.router:
+            extra = {"labels": None if m.open_labels else m.labels, "strict": m.declared_labels}
         node: Node = cls(
             id=m.name, method=m.name, fn=bind(m) if bind else m.fn, flow_name=spec.name,
             is_async=m.is_async, takes_arg=m.takes_arg, arg_optional=m.arg_optional,
-            label_preds=label_preds(m.name), **extra,
+            payload_param=m.payload_param, label_preds=label_preds(m.name), **extra,
         )
         graph.add_node(node, join="any", start=m.start)
     gated_ids: set[str] = set()
+    loops = _LoopFinder(b.edges)
     for join_id, info in b.joins.items():
-        incoming = preds.get(join_id, [])
-        labelled = label_preds(join_id) | frozenset(s for s, _ in incoming if s.startswith("label:"))
+        incoming = [s for s, _ in preds.get(join_id, [])]
         mode = info["mode"]
-        gated = mode == "or" and bool(labelled) and len(labelled) < len(incoming)
-        sched = "all" if mode == "and" else ("any" if labelled else "any_once")
+        listener = a.methods.get(info["listener"])
+        if mode == "and":
+            sched, gated, rearm = "all", False, frozenset[str]()
+        elif listener is None or listener.router:
+            # A shared label join passes every firing of its label; a router's or_ fires on
+            # every arrival (CrewAI: routers are decision points, never fire-once).
+            sched, gated, rearm = "any", False, frozenset(incoming)
+        else:
+            # A listener's or_ fires once per pass: the first arrival wins, later ones are
+            # held -- except arrivals that come back around a loop through the listener
+            # itself, which start the next pass (CrewAI's fire-once, re-armed by a cycle).
+            rearm = frozenset(s for s in incoming if loops.reaches(listener.name, s))
+            gated = bool(rearm) and len(rearm) < len(incoming)
+            sched = "any" if rearm else "any_once"
         join = JoinNode(
             id=join_id, label=info.get("label", ""), mode=mode, listener=info["listener"],
-            gated=gated, rearm=labelled, label_preds=label_preds(join_id),
+            gated=gated, rearm=rearm, label_preds=label_preds(join_id),
         )
         graph.add_node(join, join=sched)
         if gated:
@@ -414,7 +474,7 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
     graph.meta.update(
         kind="flow",
         flow=spec.name,
-        entry=[m.name for m in spec.methods if m.start],
+        entry=entry_methods(spec),
         methods=[m.name for m in spec.methods],
         routers={m.name: (None if m.open_labels else list(m.labels)) for m in spec.methods if m.router},
         warnings=list(a.warnings),

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     )
     from crewgraph.events.base import BaseEvent
     from crewgraph.events.base_event_listener import BaseEventListener
-    from crewgraph.events.bus import CrewGraphEventsBus, EventHandler, crewgraph_event_bus
+    from crewgraph.events.bus import CrewGraphEventsBus, Depends, EventHandler, crewgraph_event_bus
     from crewgraph.events.crew_events import (
         CrewKickoffCompletedEvent,
         CrewKickoffFailedEvent,
@@ -79,6 +79,7 @@ _EXPORTS = {
     "CrewKickoffCompletedEvent": "crewgraph.events.crew_events",
     "CrewKickoffFailedEvent": "crewgraph.events.crew_events",
     "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
+    "Depends": "crewgraph.events.bus",
     "EventHandler": "crewgraph.events.bus",
     "FlowFinishedEvent": "crewgraph.events.flow_events",
     "FlowStartedEvent": "crewgraph.events.flow_events",
@@ -125,6 +126,7 @@ __all__ = [
     "CrewKickoffCompletedEvent",
     "CrewKickoffFailedEvent",
     "CrewKickoffStartedEvent",
+    "Depends",
     "EventHandler",
     "FlowFinishedEvent",
     "FlowStartedEvent",

@@ -29,16 +29,24 @@ class FlowFinishedEvent(BaseEvent):
 
 
 class MethodExecutionStartedEvent(BaseEvent):
+    """A flow method is about to run. ``state``: a copy of the flow state as the method
+    starts; ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
+
     event_type: ClassVar[str] = "method_execution_started"
     flow_name: str
     method_name: str
+    state: Any = None
+    params: dict[str, Any] | None = None
 
 
 class MethodExecutionFinishedEvent(BaseEvent):
+    """A flow method returned; ``state`` is a copy of the flow state right after it."""
+
     event_type: ClassVar[str] = "method_execution_finished"
     flow_name: str
     method_name: str
     result: Any = None
+    state: Any = None
     duration_ms: float = 0.0
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 __all__ = ["FlowMemoryMixin"]
 
+_MISSING: Any = object()
+
 
 def _default_memory() -> Any:
     import importlib
@@ -22,20 +24,37 @@ def _default_memory() -> Any:
 
 
 class FlowMemoryMixin:
-    """The memory methods of Flow (kept apart to keep the facade small)."""
+    """The memory methods of Flow (kept apart to keep the facade small).
 
-    memory: Any = None
+    ``flow.memory`` is the flow's memory: the one given (``Flow(memory=...)``, a class
+    attribute, or assigned), else a default ``Memory()`` created on first access.
+    ``memory=None`` given explicitly turns memory off: ``flow.memory`` is then None and
+    ``remember``/``recall``/``extract_memories`` raise ValueError.
+    """
+
     _memory_lock = threading.Lock()
 
+    @property
+    def memory(self) -> Any:
+        found = self.__dict__.get("_memory_obj", _MISSING)
+        if found is _MISSING:
+            with FlowMemoryMixin._memory_lock:
+                found = self.__dict__.get("_memory_obj", _MISSING)
+                if found is _MISSING:
+                    found = self.__dict__["_memory_obj"] = _default_memory()
+        return found
+
+    @memory.setter
+    def memory(self, value: Any) -> None:
+        self.__dict__["_memory_obj"] = value
+
     def _flow_memory(self) -> Any:
-        found = self.__dict__.get("_memory_obj")
-        if found is not None:
-            return found
-        with FlowMemoryMixin._memory_lock:
-            found = self.__dict__.get("_memory_obj")
-            if found is None:
-                found = self.memory if self.memory is not None else _default_memory()
-                self.__dict__["_memory_obj"] = found
+        found = self.memory
+        if found is None:
+            raise ValueError(
+                f"flow {type(self).__name__!r} has no memory (memory=None was given); "
+                "pass Flow(memory=Memory(...)) or leave memory unset for the default one"
+            )
         return found
 
     def remember(self, content: str, **kwargs: Any) -> Any:
@@ -55,6 +74,6 @@ class FlowMemoryMixin:
         return list(self._flow_memory().extract_memories(content))
 
     def _drain_memory(self) -> None:
-        found = self.__dict__.get("_memory_obj")
-        if found is not None and hasattr(found, "drain_writes"):
+        found = self.__dict__.get("_memory_obj") or getattr(type(self), "memory", None)
+        if found is not None and not isinstance(found, property) and hasattr(found, "drain_writes"):
             found.drain_writes()

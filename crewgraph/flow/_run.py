@@ -12,9 +12,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.run_context import current_run_id, run_scope
+from crewgraph._internal.usage_scope import UsageTotal, usage_scope
 from crewgraph.errors import NodeExecutionError
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.flow_events import FlowFinishedEvent, FlowStartedEvent
+from crewgraph.flow._spec import TRIGGER_PAYLOAD_KEYS
 from crewgraph.graph.node import Node
 from crewgraph.graph.run_state import RunState
 from crewgraph.ids import new_run_id
@@ -32,13 +34,20 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
     from crewgraph.runtime import Scheduler
 
     inputs = dict(inputs or {})
+    payload = None
+    for key in TRIGGER_PAYLOAD_KEYS:
+        if key in inputs:
+            payload = inputs.pop(key)
+    flow._trigger_payload = payload
     stores = flow._persistence_plan()
     flow._prepare_state(inputs, stores)
     graph = flow.compile()
     name = flow.flow_name
     run_id = current_run_id() or new_run_id()
     run_state = RunState()
-    run_state.extras[FLOW_RUN_KEY] = FlowRunState(flow_name=name, max_calls=limit)
+    run_state.extras[FLOW_RUN_KEY] = FlowRunState(
+        flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload
+    )
     outputs: list[Any] = []
     flow._method_outputs = outputs
     flow._run_id = run_id
@@ -73,8 +82,10 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
         on_node_finished=on_node_finished,
         source=flow,
     )
+    usage = UsageTotal()
+    flow._usage = usage
     try:
-        with run_scope(run_id):
+        with run_scope(run_id), usage_scope(usage):
             result_of_run = await scheduler.run()
     except NodeExecutionError as exc:
         cause = exc.__cause__

@@ -13,7 +13,11 @@ from crewgraph.flow.decorators import FlowMark, get_mark
 if TYPE_CHECKING:
     from crewgraph.compiler.flow_compiler import FlowMethodSpec, FlowSpec, TriggerSpec
 
-__all__ = ["build_spec", "flow_methods"]
+__all__ = ["TRIGGER_PAYLOAD_KEYS", "build_spec", "flow_methods"]
+
+TRIGGER_PAYLOAD_KEYS = ("crewai_trigger_payload", "crewgraph_trigger_payload")
+"""The ``kickoff(inputs=...)`` keys holding trigger data; a start method with a parameter
+of one of these names receives it when the flow is kicked off."""
 
 
 def flow_methods(cls: type) -> dict[str, Callable[..., Any]]:
@@ -54,14 +58,14 @@ def _trigger(condition: Any) -> TriggerSpec:
 
 def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMethodSpec:
     from crewgraph.compiler.flow_compiler import FlowMethodSpec
-    from crewgraph.errors import CompileError
+    from crewgraph.errors import FlowDefinitionError
 
     conditions: list[Any] = []
     for condition in mark.conditions:
         if condition not in conditions:
             conditions.append(condition)
     if len(conditions) > 1:
-        raise CompileError(
+        raise FlowDefinitionError(
             f"method {name!r} has several triggers from stacked decorators; "
             "combine them with or_(...) / and_(...) in one decorator",
             task=name,
@@ -71,6 +75,9 @@ def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMetho
         p for p in params
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
     ]
+    payload_param = next((p.name for p in params if p.name in TRIGGER_PAYLOAD_KEYS), None)
+    if payload_param is not None:
+        positional = [p for p in positional if p.name != payload_param]
     first = positional[0] if positional else None
     labels, is_open = router_labels(fn, mark.labels) if mark.router else ((), False)
     return FlowMethodSpec(
@@ -81,7 +88,9 @@ def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMetho
         trigger=_trigger(conditions[0]) if conditions else None,
         labels=labels,
         open_labels=is_open,
+        declared_labels=mark.router and mark.labels is not None,
         is_async=inspect.iscoroutinefunction(fn),
+        payload_param=payload_param if mark.start else None,
         takes_arg=first is not None,
         arg_optional=first is not None and (first.kind == first.VAR_POSITIONAL or first.default is not first.empty),
     )

@@ -91,18 +91,28 @@ def listen(condition: str | Callable[..., Any] | FlowCondition) -> Callable[[F],
 def router(
     condition: str | Callable[..., Any] | FlowCondition | None = None,
     *,
+    emit: Iterable[str] | None = None,
     labels: Iterable[str] | None = None,
 ) -> Callable[[F], F]:
     """Like ``@listen``, but the method's return value is a label: the methods listening
     to that label run next (and receive the router's own trigger output).
 
     The labels a router may return are read from a ``Literal[...]`` (or Enum) return
-    annotation, else from its ``return "label"`` statements; ``labels=`` declares them
-    outright. They let the compiler warn about labels nobody listens to.
+    annotation, else from its ``return "label"`` statements; ``emit=[...]`` (CrewAI's
+    name; ``labels=`` is an alias) declares them outright, and then returning any other
+    label is an error naming the router. They let the compiler warn about labels
+    nobody listens to.
     """
     if condition is not None:
         _check(condition, "router")
-    declared = tuple(labels) if labels is not None else None
+    if emit is not None and labels is not None:
+        raise ValueError("@router() takes emit=[...] or labels=[...], not both (they mean the same)")
+    given = emit if emit is not None else labels
+    if isinstance(given, str):
+        raise ValueError(f"@router(emit=...) takes a list of labels, got the string {given!r}")
+    declared = tuple(given) if given is not None else None
+    if declared is not None and not all(isinstance(x, str) and x for x in declared):
+        raise ValueError(f"@router(emit=...) labels must be non-empty strings, got {list(declared)!r}")
 
     def decorator(fn: F) -> F:
         return _marked(fn, router=True, condition=condition, labels=declared)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from crewgraph.flow.persistence import FlowPersistence
     from crewgraph.graph.execution_graph import ExecutionGraph
     from crewgraph.graph.run_record import RunGraph
+    from crewgraph.outputs import UsageMetrics
 
 __all__ = ["Flow", "FlowCondition", "FlowState", "and_", "listen", "or_", "router", "start"]
 
@@ -84,17 +85,24 @@ class Flow(FlowMemoryMixin, Generic[T]):
             warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=2)
         cls._spec = spec
 
-    def __init__(self, persistence: FlowPersistence | None = None, memory: Any = None, **kwargs: Any) -> None:
-        """``kwargs`` are initial state values, applied at every kickoff before its inputs."""
+    def __init__(self, persistence: FlowPersistence | None = None, memory: Any = _UNSET, **kwargs: Any) -> None:
+        """``kwargs`` are initial state values, applied at every kickoff before its inputs.
+        ``memory``: a Memory/MemoryScope/MemorySlice, or None to turn memory off (default:
+        a ``Memory()`` created when first used)."""
         self._persistence = persistence
-        if memory is not None:
+        if memory is not _UNSET:
             self.memory = memory
         self._init_values = dict(kwargs)
         self._state: Any = new_state(self._state_template(), dict(kwargs))
+        # What __init__ (including a subclass's, after super().__init__()) left in the state:
+        # captured at the first kickoff, the template of every later one.
+        self._initial: Any = None
         self._method_outputs: list[Any] = []
         self._graph: ExecutionGraph | None = None
         self._run_id: str | None = None
         self._run_graph: RunGraph | None = None
+        self._usage: Any = None
+        self._trigger_payload: Any = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -127,6 +135,19 @@ class Flow(FlowMemoryMixin, Generic[T]):
         executions); ``run_graph.render("run.svg")`` draws it."""
         return self._run_graph
 
+    @property
+    def usage_metrics(self) -> UsageMetrics:
+        """Tokens of every LLM call made during the last kickoff: the agents of crews its
+        methods kicked off, memory analysis, and direct ``llm.call(...)`` in methods."""
+        from crewgraph.outputs import UsageMetrics
+
+        return self._usage.total() if self._usage is not None else UsageMetrics()
+
+    @property
+    def trigger_payload(self) -> Any:
+        """The trigger data of the last kickoff (``inputs["crewai_trigger_payload"]``)."""
+        return self._trigger_payload
+
     def _state_template(self) -> Any:
         template = type(self).initial_state
         if template is None:
@@ -138,7 +159,12 @@ class Flow(FlowMemoryMixin, Generic[T]):
         return None  # dict, Any, a TypeVar...: unstructured state
 
     def _prepare_state(self, inputs: dict[str, Any], stores: dict[str, tuple[Any, bool]]) -> None:
-        template = self._state_template()
+        first = self._initial is None
+        if first:
+            import copy
+
+            self._initial = copy.deepcopy(self._state)
+        template = self._state_template() if not isinstance(self._initial, BaseModel | dict) else self._initial
         if "id" in inputs and stores:
             searched = list(dict.fromkeys(store for store, _ in stores.values()))
             for store in searched:
@@ -154,6 +180,10 @@ class Flow(FlowMemoryMixin, Generic[T]):
                 inputs["id"],
                 ", ".join(map(repr, searched)),
             )
+        if first:
+            # The state __init__ built (and its id) is the first kickoff's state.
+            self._state = apply_inputs(self._state, inputs)
+            return
         self._state = new_state(template, {**self._init_values, **inputs})
 
     def _persistence_plan(self) -> dict[str, tuple[Any, bool]]:
@@ -202,6 +232,10 @@ class Flow(FlowMemoryMixin, Generic[T]):
 
         limit = self.max_method_calls if max_method_calls is _UNSET else max_method_calls
         return await kickoff_flow(self, inputs, limit)
+
+    async def akickoff(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+        """CrewAI's name for :meth:`kickoff_async`."""
+        return await self.kickoff_async(inputs, max_method_calls=max_method_calls)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.flow_name!r}, state_id={self.flow_id!r})"

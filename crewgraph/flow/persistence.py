@@ -13,6 +13,8 @@ decorating a class touches no disk.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
 import os
@@ -22,9 +24,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from crewgraph.flow.decorators import PERSIST
 
@@ -35,8 +37,42 @@ logger = logging.getLogger("crewgraph.flow")
 T = TypeVar("T")
 
 
-class FlowPersistence(ABC):
-    """Where flow states go. Implement these three to store them anywhere."""
+class FlowPersistence(BaseModel, ABC):
+    """Where flow states go. Implement ``init_db``/``save_state``/``load_state`` to store
+    them anywhere; a pydantic model, so a subclass declares its settings as fields.
+
+    A store that also implements the run journal (``supports_runs = True``: the
+    ``save_run``/``load_run``/``latest_run``/``save_step``/``load_steps`` methods) lets a
+    killed or paused run resume without re-running the methods that completed;
+    :class:`SQLiteFlowPersistence` does.
+    """
+
+    # extra="allow": a subclass written the pre-pydantic way (plain attributes set in its
+    # own __init__) keeps working.
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="allow")
+
+    supports_runs: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("__init__")
+        if own is None or getattr(own, "_pydantic_ready", False):
+            return
+
+        @functools.wraps(own)
+        def __init__(self: Any, *args: Any, **kw: Any) -> None:
+            if getattr(self, "__pydantic_fields_set__", None) is None:
+                # An __init__ that never calls super().__init__(): set the fields' defaults
+                # first, so pydantic's machinery (and plain attributes) works.
+                with contextlib.suppress(ValidationError):
+                    BaseModel.__init__(self)
+            own(self, *args, **kw)
+
+        __init__._pydantic_ready = True  # type: ignore[attr-defined]
+        cls.__init__ = __init__  # type: ignore[method-assign,assignment]
+
+    def __hash__(self) -> int:  # stores are deduplicated by identity
+        return id(self)
 
     @abstractmethod
     def init_db(self) -> None:
@@ -50,6 +86,27 @@ class FlowPersistence(ABC):
     def load_state(self, flow_uuid: str) -> dict[str, Any] | None:
         """The latest saved state of ``flow_uuid``, or None."""
 
+    # -- run journal (optional) -------------------------------------------------
+    def save_run(self, run_id: str, flow_uuid: str, record: dict[str, Any]) -> None:
+        """Create or replace the record of run ``run_id`` (status, flow class, pending input)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
+
+    def load_run(self, run_id: str) -> dict[str, Any] | None:
+        """The record of run ``run_id`` (with ``run_id`` and ``flow_uuid`` keys), or None."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
+
+    def latest_run(self, flow_uuid: str) -> dict[str, Any] | None:
+        """The record of the latest run of state ``flow_uuid``, or None."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
+
+    def save_step(self, run_id: str, seq: int, method: str, output: bytes) -> None:
+        """Journal that ``method`` completed (the ``seq``-th completion of the run)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
+
+    def load_steps(self, run_id: str) -> list[tuple[str, bytes]]:
+        """The completions journaled for ``run_id``, in order: ``(method, output)``."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
+
 
 def default_db_path() -> Path:
     root = os.environ.get("CREWGRAPH_STORAGE_DIR")
@@ -58,17 +115,27 @@ def default_db_path() -> Path:
 
 
 class SQLiteFlowPersistence(FlowPersistence):
-    """Flow states in one SQLite table (every save is a row; loading takes the latest)."""
+    """Flow states in one SQLite table (every save is a row; loading takes the latest),
+    plus the run journal (runs and their completed methods) in two more."""
 
-    def __init__(self, db_path: str | Path | None = None) -> None:
-        self._given = Path(db_path).expanduser() if db_path is not None else None
-        self._lock = threading.Lock()
-        self._ready: set[Path] = set()
+    model_config = ConfigDict(populate_by_name=True)
+
+    supports_runs: ClassVar[bool] = True
+
+    location: Path | None = Field(default=None, alias="db_path")
+    """The database file (``db_path=``); None: the default, resolved at each use."""
+
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _ready: set[Path] = PrivateAttr(default_factory=set)
+
+    def __init__(self, db_path: str | Path | None = None, **data: Any) -> None:
+        given = Path(db_path).expanduser() if db_path is not None else None
+        super().__init__(db_path=given, **data)
 
     @property
     def db_path(self) -> Path:
         """The given path, else the default -- read at each use, so the environment counts."""
-        return self._given or default_db_path()
+        return self.location or default_db_path()
 
     @contextmanager
     def _connect(self, path: Path) -> Iterator[Any]:
@@ -95,6 +162,23 @@ class SQLiteFlowPersistence(FlowPersistence):
                 " state_json TEXT NOT NULL)"
             )
             conn.execute("CREATE INDEX IF NOT EXISTS idx_flow_states_uuid ON flow_states(flow_uuid)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS flow_runs ("
+                " run_id TEXT PRIMARY KEY,"
+                " flow_uuid TEXT NOT NULL,"
+                " updated TEXT NOT NULL,"
+                " record_json TEXT NOT NULL)"
+            )
+            conn.execute("CREATE INDEX IF NOT EXISTS idx_flow_runs_uuid ON flow_runs(flow_uuid)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS flow_steps ("
+                " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                " run_id TEXT NOT NULL,"
+                " seq INTEGER NOT NULL,"
+                " method TEXT NOT NULL,"
+                " output BLOB NOT NULL)"
+            )
+            conn.execute("CREATE INDEX IF NOT EXISTS idx_flow_steps_run ON flow_steps(run_id)")
         self._ready.add(path)
 
     def _ensure(self) -> Path:
@@ -121,6 +205,55 @@ class SQLiteFlowPersistence(FlowPersistence):
                 (flow_uuid,),
             ).fetchone()
         return dict(json.loads(row[0])) if row else None
+
+    def save_run(self, run_id: str, flow_uuid: str, record: dict[str, Any]) -> None:
+        text = json.dumps({**record, "run_id": run_id, "flow_uuid": flow_uuid}, default=str)
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO flow_runs (run_id, flow_uuid, updated, record_json) VALUES (?, ?, ?, ?)",
+                (run_id, flow_uuid, datetime.now(UTC).isoformat(), text),
+            )
+
+    def load_run(self, run_id: str) -> dict[str, Any] | None:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            row = conn.execute("SELECT record_json FROM flow_runs WHERE run_id = ?", (run_id,)).fetchone()
+        return dict(json.loads(row[0])) if row else None
+
+    def latest_run(self, flow_uuid: str) -> dict[str, Any] | None:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            row = conn.execute(
+                "SELECT record_json FROM flow_runs WHERE flow_uuid = ? ORDER BY updated DESC, rowid DESC LIMIT 1",
+                (flow_uuid,),
+            ).fetchone()
+        return dict(json.loads(row[0])) if row else None
+
+    def save_step(self, run_id: str, seq: int, method: str, output: bytes) -> None:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            conn.execute(
+                "INSERT INTO flow_steps (run_id, seq, method, output) VALUES (?, ?, ?, ?)",
+                (run_id, seq, method, output),
+            )
+
+    def load_steps(self, run_id: str) -> list[tuple[str, bytes]]:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            rows = conn.execute(
+                "SELECT method, output FROM flow_steps WHERE run_id = ? ORDER BY seq, id", (run_id,)
+            ).fetchall()
+        return [(str(m), bytes(o)) for m, o in rows]
+
+    def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest run records, newest first (for ``crewgraph flows list``)."""
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            rows = conn.execute(
+                "SELECT record_json FROM flow_runs ORDER BY updated DESC, rowid DESC LIMIT ?", (limit,)
+            ).fetchall()
+        return [dict(json.loads(r[0])) for r in rows]
 
     def __repr__(self) -> str:
         # The resolved path (the default follows CREWGRAPH_STORAGE_DIR): messages name the real file.

@@ -3,6 +3,7 @@
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.graph.run_record import RunGraph, RunRecord
 from crewgraph.graph.run_state import RunState
@@ -12,6 +13,7 @@ __all__ = [
     "ExecutionGraph",
     "Node",
     "NodeContext",
+    "NodePrefix",
     "NodeResult",
     "RetryPolicy",
     "RunGraph",

@@ -57,8 +57,11 @@ class BaseLLM(ABC):
         """Blocking form of :meth:`acall`; a plain string is sent as one user message."""
         msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
         from crewgraph._internal.sync import run_sync
+        from crewgraph._internal.usage_scope import record_usage
 
-        return run_sync(self.acall(msgs, tools=tools, response_model=response_model, **kwargs))
+        response = run_sync(self.acall(msgs, tools=tools, response_model=response_model, **kwargs))
+        record_usage(response.usage)  # a direct call inside a flow method counts in its usage_metrics
+        return response
 
     def supports_function_calling(self) -> bool:
         return True

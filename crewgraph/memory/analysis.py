@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from crewgraph._internal.usage_scope import record_usage
 from crewgraph.memory.types import MemoryRecord
 
 __all__ = [
@@ -165,6 +166,7 @@ class Analyst:
         llm = self._llm_factory()
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         response = await llm.acall(messages, response_model=model)
+        record_usage(getattr(response, "usage", None))  # counted in a surrounding flow's usage_metrics
         parsed = getattr(response, "parsed", None)
         if isinstance(parsed, model):
             return parsed

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from crewgraph._internal.usage_scope import record_usage
 from crewgraph.errors import ConfigurationError
 from crewgraph.events.llm_events import (
     LLMCallCompletedEvent,
@@ -77,6 +78,7 @@ async def call_llm(
     except Exception as exc:
         ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
         raise
+    record_usage(reply.usage)  # a flow around this call sums it into usage_metrics
     if streaming and stream is not None:
         stream.finish(reply)
     ctx.emit(

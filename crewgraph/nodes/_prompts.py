@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt"]
+__all__ = ["CONTEXT_SEPARATOR", "EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt"]
 
 MAX_ITER_MESSAGE = (
     "You have used the maximum number of tool calls allowed for this task. "
@@ -61,8 +61,11 @@ def task_prompt(
     return "\n\n".join(parts)
 
 
+CONTEXT_SEPARATOR = "\n\n----------\n\n"
+
+
 def format_context(outputs: list[tuple[str, str]]) -> str:
-    """Outputs of context tasks, each under its task's name."""
+    """Outputs of context tasks, each under its task's name (a single one as it is)."""
     if len(outputs) == 1:
         return outputs[0][1]
-    return "\n\n----------\n\n".join(f"[{name}]\n{text}" for name, text in outputs)
+    return CONTEXT_SEPARATOR.join(f"[{name}]\n{text}" for name, text in outputs)

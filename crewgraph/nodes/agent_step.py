@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -31,11 +31,13 @@ from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExe
 from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
+from crewgraph.nodes._context import context_entry, prefix_context
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import (
     EMPTY_ANSWER_MESSAGE,
@@ -94,7 +96,9 @@ class AgentStepNode(Node):
     (natively or through the text protocol); ``llm`` makes the turns without tools."""
     tools: tuple[Any, ...] = ()
     max_iter: int = 25
-    context_nodes: tuple[str, ...] = ()
+    context_nodes: Sequence[str] = ()
+    """Nodes whose outputs are this task's context: a tuple, or a ``NodePrefix`` for a
+    sequential task's default context (the task has an edge only from the last of them)."""
     memory_node: str | None = None
     plan: str = ""
     plan_node: str | None = None
@@ -336,13 +340,9 @@ class AgentStepNode(Node):
         return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None)
 
     def _context(self, ctx: NodeContext) -> str:
-        return format_context(
-            [
-                (getattr(o, "name", None) or getattr(o, "summary", "") or nid, getattr(o, "raw", str(o)))
-                for nid in self.context_nodes
-                if (o := ctx.upstream.get(nid)) is not None
-            ]
-        )
+        if isinstance(self.context_nodes, NodePrefix):
+            return prefix_context(ctx, self.context_nodes)
+        return format_context([entry for nid in self.context_nodes if (entry := context_entry(ctx, nid))])
 
     def _first_messages(self, ctx: NodeContext, context: str) -> list[dict[str, Any]]:
         memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""

@@ -15,6 +15,7 @@ which ``or_`` joins have fired) live in a :class:`FlowRunState` stored in
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -61,6 +62,20 @@ class FlowRunState:
     calls: int = 0
     per_method: Counter[str] = field(default_factory=Counter)
     or_fired: set[str] = field(default_factory=set)
+    trigger_payload: Any = None
+    state_of: Callable[[], Any] | None = None
+    """Returns the flow's current state (for the method events' ``state`` copies)."""
+
+    def state_copy(self) -> Any:
+        """A copy of the flow state for an event (handlers must not see later changes)."""
+        if self.state_of is None:
+            return None
+        state = self.state_of()
+        copier = getattr(state, "model_copy", None)
+        try:
+            return copier(deep=True) if callable(copier) else copy.deepcopy(state)
+        except Exception:  # an uncopyable value inside: a shallow copy still freezes the keys
+            return copier() if callable(copier) else dict(state)
 
     def count(self, method: str) -> None:
         """Record one execution of ``method``; raise LoopGuardError past the bound."""
@@ -137,15 +152,24 @@ class FlowMethodNode(Node):
     takes_arg: bool = False
     arg_optional: bool = False
     label_preds: frozenset[str] = frozenset()
+    payload_param: str | None = None
+    """The parameter (``crewai_trigger_payload``...) that receives the kickoff's trigger data."""
 
     async def run(self, ctx: NodeContext) -> NodeResult:
-        flow_run_state(ctx).count(self.method)
+        frs = flow_run_state(ctx)
+        frs.count(self.method)
         triggered, payload = trigger_payload(ctx, self.label_preds)
         if wants(ctx, MethodExecutionStartedEvent):
-            ctx.emit(MethodExecutionStartedEvent(flow_name=self.flow_name, method_name=self.method))
+            params = {"_0": payload} if self.takes_arg and triggered else {}
+            ctx.emit(
+                MethodExecutionStartedEvent(
+                    flow_name=self.flow_name, method_name=self.method, state=frs.state_copy(), params=params
+                )
+            )
         start = time.perf_counter()
+        extra = {self.payload_param: frs.trigger_payload} if self.payload_param and not triggered else {}
         try:
-            value = await self._call(triggered, payload)
+            value = await self._call(triggered, payload, extra)
         except Exception as exc:
             ctx.emit(
                 MethodExecutionFailedEvent(
@@ -160,20 +184,22 @@ class FlowMethodNode(Node):
                     flow_name=self.flow_name,
                     method_name=self.method,
                     result=self._reported(result),
+                    state=frs.state_copy(),
                     duration_ms=(time.perf_counter() - start) * 1000,
                 )
             )
         return result
 
-    async def _call(self, triggered: bool, payload: Any) -> Any:
+    async def _call(self, triggered: bool, payload: Any, extra: dict[str, Any] | None = None) -> Any:
         # A start method run at kickoff has no trigger: it is called without
         # an argument (a required parameter then gets None).
         args: tuple[Any, ...] = (payload,) if self.takes_arg else ()
-        if self.takes_arg and not triggered and self.arg_optional:
+        if self.takes_arg and not triggered and (self.arg_optional or extra):
             args = ()
+        kwargs = extra or {}
         if self.is_async:
-            return await self.fn(*args)
-        return await asyncio.to_thread(self.fn, *args)
+            return await self.fn(*args, **kwargs)
+        return await asyncio.to_thread(self.fn, *args, **kwargs)
 
     def _result(self, value: Any, payload: Any) -> NodeResult:
         return NodeResult(output=value)

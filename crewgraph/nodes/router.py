@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
 
+from crewgraph.errors import RouterLabelError
 from crewgraph.graph.node import NodeResult
 from crewgraph.nodes.flow_method import FlowMethodNode, Routed
 
@@ -37,9 +38,17 @@ class RouterNode(FlowMethodNode):
     kind: ClassVar[str] = "router"
 
     labels: tuple[str, ...] | None = None
+    strict: bool = False
+    """``labels`` were declared (``@router(emit=[...])``): returning another is an error."""
 
     def _result(self, value: Any, payload: Any) -> NodeResult:
         label = route_label(value)
+        if self.strict and label is not None and self.labels is not None and label not in self.labels:
+            allowed = ", ".join(map(repr, self.labels))
+            raise RouterLabelError(
+                f"router {self.method!r} of flow {self.flow_name!r} returned {label!r}, "
+                f"which is not one of the labels it declares (emit=[{allowed}])"
+            )
         return NodeResult(output=Routed(label, payload), route=label, info={"route": label})
 
     def _reported(self, result: NodeResult) -> Any:

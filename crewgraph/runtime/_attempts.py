@@ -26,25 +26,50 @@ async def run_step_with_policies(
     """Run ``node.run(ctx)`` until it succeeds or its RetryPolicy gives up.
 
     Each attempt gets ``ctx.attempt``; a timeout counts as a (retryable)
-    failure. Backoff is exponential with jitter, as tenacity computes it.
+    failure. Backoff is exponential with jitter, as tenacity computes it. The first
+    attempt runs without tenacity; a retryable failure hands the rest to it.
     """
     policy = node.retry
     timeout = node.timeout.seconds
+    on_attempt(1)
     if policy.max_attempts == 1:
-        on_attempt(1)
         return await _one_attempt(node, ctx, timeout)
+    try:
+        return await _one_attempt(node, ctx, timeout)
+    except Exception as exc:
+        if not policy.should_retry(exc):
+            raise
+        first_error = exc
+    # Only a step that failed pays for tenacity's set-up (an AsyncRetrying per step was
+    # most of the per-step cost of a large run whose steps never fail).
+    return await _retry_after_first_failure(node, ctx, timeout, first_error, on_retry, on_attempt)
 
+
+async def _retry_after_first_failure(
+    node: Node,
+    ctx: NodeContext,
+    timeout: float | None,
+    first_error: BaseException,
+    on_retry: OnRetry,
+    on_attempt: Callable[[int], None],
+) -> NodeResult:
+    """Attempts 2..max_attempts under tenacity, after attempt 1 failed with ``first_error``."""
     from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+
+    policy = node.retry
+    wait = _backoff(policy, 1)
+    on_retry(1, wait, first_error)
+    await _sleep(wait)
 
     def before_sleep(state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
-        wait = state.next_action.sleep if state.next_action else 0.0
+        pause = state.next_action.sleep if state.next_action else 0.0
         if exc is not None:
-            on_retry(state.attempt_number, float(wait), exc)
+            on_retry(state.attempt_number + 1, float(pause), exc)
 
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts),
-        wait=lambda state: _backoff(policy, state.attempt_number),
+        stop=stop_after_attempt(policy.max_attempts - 1),
+        wait=lambda state: _backoff(policy, state.attempt_number + 1),
         retry=retry_if_exception(policy.should_retry),
         before_sleep=before_sleep,
         reraise=True,
@@ -52,7 +77,7 @@ async def run_step_with_policies(
     )
     async for attempt in retrying:
         with attempt:
-            n = attempt.retry_state.attempt_number
+            n = attempt.retry_state.attempt_number + 1
             on_attempt(n)
             return await _one_attempt(node, ctx.evolve(attempt=n), timeout)
     raise AssertionError("unreachable")  # pragma: no cover

@@ -26,6 +26,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from crewgraph.errors import CrewGraphError, LoopGuardError, NodeExecutionError, RunCancelledError
@@ -66,6 +67,7 @@ class RunResult:
 class _Plan:
     nodes: dict[str, Node]
     preds: dict[str, tuple[str, ...]]
+    npreds: dict[str, int]
     succs: dict[str, tuple[tuple[str, str | None], ...]]
     join: dict[str, str]
     entry: tuple[str, ...]
@@ -90,6 +92,7 @@ def _plan(graph: ExecutionGraph) -> _Plan:
     return _Plan(
         nodes=nodes,
         preds={k: tuple(v) for k, v in preds.items()},
+        npreds={k: len(set(v)) for k, v in preds.items()},
         succs={k: tuple(v) for k, v in succs.items()},
         join=join,
         entry=entry,
@@ -108,7 +111,7 @@ class Scheduler:
         inputs: dict[str, Any] | None = None,
         run_id: str | None = None,
         state: RunState | None = None,
-        max_concurrency: int = 16,
+        max_concurrency: int = 64,
         max_executions: int | None = None,
         checkpointer: Any = None,
         restored: dict[str, Any] | None = None,
@@ -133,6 +136,7 @@ class Scheduler:
         self.bus = bus or crewgraph_event_bus
         self.source = source if source is not None else self
         self.outputs: dict[str, Any] = {}
+        self._results = MappingProxyType(self.outputs)
         self.order: list[str] = []
         self.records: dict[str, RunRecord] = {}
         self.spawn_edges: list[tuple[str, str]] = []
@@ -248,9 +252,11 @@ class Scheduler:
                     self._once_done.add(dst)
                     self._make_ready(dst, src)
             else:
+                # `fired` only ever holds predecessors of dst, so comparing sizes is the
+                # whole check (O(1) per fired edge; issuperset was O(predecessors)).
                 fired = self._fired[dst]
                 fired.add(src)
-                if fired.issuperset(self.plan.preds[dst]):
+                if len(fired) == self.plan.npreds[dst]:
                     fired.clear()
                     self._make_ready(dst, src)
 
@@ -327,6 +333,7 @@ class Scheduler:
             node_id=node.id,
             inputs=self.inputs,
             upstream=upstream,
+            results=self._results,
             llm=self.llm,
             memory=self.memory,
             emit=self._emitter(node),

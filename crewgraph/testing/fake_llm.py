@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import json
 import threading
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
@@ -133,7 +134,7 @@ class FakeLLM(BaseLLM):
         self.latency = latency
         self.default = default
         self.calls: list[FakeRequest] = []
-        self._script: list[FakeReply] = list(responses or [])
+        self._script: deque[FakeReply] = deque(responses or [])
         self._function_calling = function_calling
         self._lock = threading.Lock()
         self._tool_counter = 0
@@ -191,7 +192,7 @@ class FakeLLM(BaseLLM):
         with self._lock:
             self.calls.append(request)
             number = len(self.calls)
-            item = self._script.pop(0) if self._script else self.default
+            item = self._script.popleft() if self._script else self.default
         if item is None:
             raise FakeLLMExhaustedError(
                 f"FakeLLM({self.model!r}) script is exhausted: call #{number} has no scripted "

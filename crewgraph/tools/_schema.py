@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+import weakref
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -155,8 +156,23 @@ def json_schema_model(schema: dict[str, Any] | None, name: str) -> type[BaseMode
     return model
 
 
+_SPEC_CACHE: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 def spec_parameters(schema: type[BaseModel]) -> dict[str, Any]:
-    """The JSON Schema the model is shown: an object with properties, titles dropped."""
+    """The JSON Schema the model is shown: an object with properties, titles dropped.
+
+    Built once per schema class (pydantic's JSON Schema generation was ~0.5 ms a call, and
+    every model turn that offers the tool asks for it); a tool given another ``args_schema``
+    has another class, so it gets its own entry. The dict is shared: read it, don't change it.
+    """
+    cached = _SPEC_CACHE.get(schema)
+    if cached is None:
+        cached = _SPEC_CACHE[schema] = _build_spec_parameters(schema)
+    return cached
+
+
+def _build_spec_parameters(schema: type[BaseModel]) -> dict[str, Any]:
     params = schema.model_json_schema()
     params.pop("title", None)
     params.setdefault("type", "object")

@@ -182,3 +182,45 @@ def test_memory_nodes_wrap_each_task_and_chain_save_to_next_recall() -> None:
     assert edges[("t1_one.agent", "t1_one.save")] == "memory"
     assert edges[("t1_one.save", "t2_two.recall")] == "memory"
     assert edges[("t1_one.agent", "t2_two.agent")] == "context"
+
+
+def test_default_context_is_linear_in_edges_and_still_sees_every_earlier_output() -> None:
+    """CrewAI's default context (every earlier output) without an edge per pair of tasks."""
+    from crewgraph.testing import FakeLLM
+
+    llm = FakeLLM(responses=[f"out{i}" for i in range(30)])
+    a = Agent(role="R", goal="g", backstory="b", llm=llm)
+    tasks = [Task(name=f"n{i}", description=f"task {i}", expected_output="e", agent=a) for i in range(30)]
+    crew = Crew(agents=[a], tasks=tasks)
+    plan = crew.compile()
+    execution_edges = [k for _, _, k in plan.graph.edges(data="kind") if k != "may_call"]
+    assert len(execution_edges) == 29  # one per task after the first, not 435
+    crew.kickoff()
+    last_prompt = llm.calls[-1].prompt
+    for i in range(29):
+        assert f"[n{i}]\nout{i}" in last_prompt
+    assert "out29" not in last_prompt
+    # The context text is built incrementally across tasks: task 3 sees exactly 0..2.
+    third = llm.calls[3].prompt
+    assert "out2" in third and "out3" not in third
+
+
+def test_async_tasks_default_context_excludes_the_async_tasks_beside_them() -> None:
+    from crewgraph.testing import FakeLLM
+
+    def reply(request: object) -> str:
+        prompt = request.prompt  # type: ignore[attr-defined]
+        return "seen:" + ",".join(w for w in ("OUT-A", "OUT-B", "OUT-C") if w in prompt)
+
+    outputs = {"a": "OUT-A", "b": "OUT-B", "c": "OUT-C"}
+    llm = FakeLLM(responses=[outputs["a"], reply, reply, reply])
+    agent = Agent(role="R", goal="g", backstory="b", llm=llm)
+    a = Task(name="a", description="first", expected_output="e", agent=agent)
+    b = Task(name="b", description="second", expected_output="e", agent=agent, async_execution=True)
+    c = Task(name="c", description="third", expected_output="e", agent=agent, async_execution=True)
+    d = Task(name="d", description="fourth", expected_output="e", agent=agent)
+    out = Crew(agents=[agent], tasks=[a, b, c, d]).kickoff()
+    by_name = {t.name: t.raw for t in out.tasks_output}
+    assert by_name["b"] == "seen:OUT-A" and by_name["c"] == "seen:OUT-A"
+    assert by_name["d"].startswith("seen:OUT-A")
+    assert "seen:OUT-A" in llm.calls[-1].prompt  # d sees b's and c's outputs (and a's)

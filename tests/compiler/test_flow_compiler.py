@@ -82,11 +82,12 @@ def test_join_nodes_and_their_scheduler_modes() -> None:
     nodes = g.graph.nodes
     assert nodes["both.and"]["kind"] == "join" and nodes["both.and"]["join"] == "all"
     assert nodes["first.or"]["join"] == "any_once"
-    assert nodes["loop.or"]["join"] == "any" and g.node("loop.or").gated  # type: ignore[attr-defined]
+    # 'loop' is in no loop: its or_ fires once, even though a label is among its inputs
+    assert nodes["loop.or"]["join"] == "any_once" and not g.node("loop.or").gated  # type: ignore[attr-defined]
     e = edges(g)
     assert e[("a", "both.and")] == {"kind": "and"} and e[("b", "first.or")] == {"kind": "or"}
     assert e[("both.and", "both")] == {"kind": "listen"}
-    assert e[("loop.or", "loop")] == {"kind": "listen", "route": PASS}  # gated: fires only on PASS
+    assert e[("loop.or", "loop")] == {"kind": "listen"}
     assert e[("r", "loop.or")] == {"kind": "route", "route": "again", "label": "again"}
     assert e[("nested.and.or", "nested.and")] == {"kind": "and"}
     assert e[("b", "nested.and.or")] == {"kind": "or"}
@@ -120,7 +121,6 @@ def test_open_routers_may_produce_any_label() -> None:
 @pytest.mark.parametrize(
     ("methods", "fragment"),
     [
-        ((m("a", start=True), m("b", on="nope")), "'b' listens to 'nope', but no flow method has that name"),
         ((m("a"),), "has no @start() method"),
         ((m("a", start=True), m("b", on="c"), m("c", on="b")), "form a cycle that passes through no router label"),
         ((m("a", start=True), m("b", on=AND("a", "c")), m("c", on="b")), "'c' can only run after 'b' itself"),
@@ -140,7 +140,11 @@ def test_validation_errors_name_the_methods(methods: tuple[FlowMethodSpec, ...],
 
 def test_every_problem_is_listed_at_once() -> None:
     with pytest.raises(CompileError) as info:
-        validate_flow(spec(m("a", start=True), m("b", on="x"), m("c", on="y")))
+        validate_flow(spec(
+            m("a", start=True),
+            m("b", on=TriggerSpec("or", ("x",), frozenset({"x"}))),
+            m("c", on=TriggerSpec("or", ("y",), frozenset({"y"}))),
+        ))
     assert len(info.value.problems) == 2 and info.value.task == "b"
     assert "2 problems found" in str(info.value)
 
@@ -259,3 +263,57 @@ def test_a_real_flow_compiles_to_bound_nodes() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert F().to_dot() == flow.to_dot()
+
+
+def test_an_or_re_arms_only_around_a_loop_through_its_listener() -> None:
+    g = compile_flow(spec(
+        m("begin", start=True),
+        m("work", on=OR("begin", "back")),
+        m("check", on="work", router=True, labels=("again", "done")),
+        m("back", on="again"),
+    ))
+    join = g.node("work.or")
+    assert g.graph.nodes["work.or"]["join"] == "any"
+    assert join.gated and join.rearm == frozenset({"back"})  # type: ignore[attr-defined]
+    assert edges(g)[("work.or", "work")] == {"kind": "listen", "route": PASS}
+
+
+def test_a_routers_or_fires_on_every_arrival() -> None:
+    g = compile_flow(spec(
+        m("a", start=True),
+        m("b", start=True),
+        m("r", on=OR("a", "b"), router=True, labels=("x",)),
+        m("x_heard", on="x"),
+    ))
+    assert g.graph.nodes["r.or"]["join"] == "any" and not g.node("r.or").gated  # type: ignore[attr-defined]
+
+
+def test_labels_no_router_returns_are_warnings_and_wire_nothing() -> None:
+    s = spec(
+        m("a", start=True),
+        m("ext", on="external"),
+        m("b", on=OR("a", "never")),
+        m("c", on=AND("a", "never")),
+    )
+    found = validate_flow(s)
+    assert any("'ext' listens to 'external'" in w and "never fires" in w for w in found)
+    assert any("'b' listens to 'never'" in w for w in found)
+    g = compile_flow(s)
+    e = edges(g)
+    assert ("a", "b") in e and not any(v == "ext" for _, v in e) and not any(v == "c" for _, v in e)
+
+
+def test_conditional_starts_are_entries_only_without_plain_starts() -> None:
+    g = compile_flow(spec(
+        m("a", start=True),
+        m("r", on="a", router=True, labels=("go",)),
+        m("cond", on="go", start=True),
+    ))
+    assert g.meta["entry"] == ["a"]
+    only = compile_flow(spec(m("cond", on="go", start=True), m("r", on="cond", router=True, labels=("go", "end"))))
+    assert only.meta["entry"] == ["cond"]
+
+
+def test_flow_definition_errors_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="'b' -> 'b' form a cycle"):
+        validate_flow(spec(m("a", start=True), m("b", on="b")))

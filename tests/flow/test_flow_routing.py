@@ -311,4 +311,4 @@ def test_a_base_without_starts_is_checked_when_used_not_when_defined() -> None:
     assert Alerts().kickoff() == "paged: disk 97%"
     with pytest.raises(CompileError, match="no @start\\(\\) method") as err:
         Handlers().kickoff()
-    assert "'page' listens to 'escalate'" in str(err.value)
+    assert "'page'" not in str(err.value)  # a label no router returns is only a warning

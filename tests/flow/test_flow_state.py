@@ -28,10 +28,38 @@ def test_dict_state_has_an_id_and_takes_inputs() -> None:
     first_id = flow.state["id"]
     uuid.UUID(first_id)
     returned = flow.kickoff(inputs={"topic": "AI"})
-    assert returned == flow.state["id"] == flow.flow_id != first_id  # fresh state per kickoff
+    # The first kickoff runs on the state __init__ built (its id too, as in CrewAI) ...
+    assert returned == flow.state["id"] == flow.flow_id == first_id
     assert flow.state["seen"] == "AI"
-    flow.kickoff()
+    # ... every later one on a fresh copy of it.
+    assert flow.kickoff() != first_id
     assert "topic" not in flow.state and flow.state["seen"] is None
+
+
+def test_state_set_in_init_after_super_survives_every_kickoff() -> None:
+    class F(Flow[dict]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.state["budget"] = 5
+
+        @start()
+        def begin(self) -> Any:
+            self.state["budget"] -= 1
+            return self.state["budget"]
+
+    class M(Flow[Counter]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.state.note = "set in __init__"
+
+        @start()
+        def begin(self) -> str:
+            return self.state.note
+
+    flow = F()
+    assert flow.kickoff() == 4
+    assert flow.kickoff() == 4  # each kickoff starts from what __init__ left
+    assert M().kickoff() == "set in __init__"
 
 
 def test_model_state_stays_that_model() -> None:
