@@ -22,14 +22,19 @@ from crewgraph.llm._stream import StreamAssembler
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.rate_limit import shared_limiter
 from crewgraph.llm.structured import (
+    MODE_ORDER,
+    NoStructuredReply,
     StructuredMode,
     create_structured,
     is_response_format_rejection,
     is_tools_rejection,
+    mode_plan,
     parse_model_output,
+    remember_mode,
     usage_from_completion,
 )
 from crewgraph.llm.types import LLMResponse, OnChunk, ToolCall, ToolSpec
+from crewgraph.outputs import UsageMetrics
 
 __all__ = ["LLM"]
 
@@ -42,7 +47,7 @@ _REQUEST_PARAMS = frozenset({
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs",
     "tool_choice", "parallel_tool_calls", "reasoning_effort", "user", "timeout",
 })
-_MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json")
+_MODE_ORDER: tuple[str, ...] = MODE_ORDER
 _CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream"})
 """Keywords of ``acall`` that steer the call itself and are never sent as request parameters."""
 _MISSING_KEY = (
@@ -95,7 +100,8 @@ class LLM(BaseLLM):
     ) -> None:
         if structured_mode not in ("auto", *_MODE_ORDER):
             raise ValueError(
-                f"structured_mode must be 'auto', 'tools', 'json_schema' or 'json', got {structured_mode!r}"
+                "structured_mode must be 'auto', 'tools', 'json_schema', 'json_object' or 'json', "
+                f"got {structured_mode!r}"
             )
         self.requested_model = model
         provider, _, name = model.partition("/")
@@ -380,7 +386,7 @@ class LLM(BaseLLM):
         if self.structured_mode != "auto":
             return [self.structured_mode]
         modes = [m for m in _MODE_ORDER if m not in self._unsupported_modes]
-        return modes or [_MODE_ORDER[-1]]
+        return mode_plan(self.rate_limit_key, modes or [_MODE_ORDER[-1]])
 
     async def _structured(
         self,
@@ -389,14 +395,24 @@ class LLM(BaseLLM):
         params: dict[str, Any],
         emit: Callable[[Any], None] | None,
     ) -> LLMResponse:
-        """Structured call through instructor, falling back across modes on ``auto``."""
+        """Structured call through instructor, falling back across modes on ``auto``: past a mode
+        the server rejects (remembered by this client) or one whose reply held nothing
+        parseable; the mode that worked is remembered for this endpoint and model."""
         modes = self._modes()
+        ignored = UsageMetrics()  # replies that held nothing parseable cost tokens too
         for index, mode in enumerate(modes):
             can_fall_back = self.structured_mode == "auto" and index < len(modes) - 1
-            result = await self._structured_in_mode(
-                mode, messages, response_model, params, emit, can_fall_back=can_fall_back
-            )
+            try:
+                result = await self._structured_in_mode(
+                    mode, messages, response_model, params, emit, can_fall_back=can_fall_back
+                )
+            except NoStructuredReply as exc:
+                _log.info("LLM %s: %s; trying the next mode", self.model, exc)
+                ignored = ignored + exc.usage
+                continue
             if result is not None:
+                remember_mode(self.rate_limit_key, mode)
+                result.usage = ignored + result.usage
                 return result
             self._unsupported_modes.add(mode)
         raise LLMError(f"LLM {self.model!r}: no structured-output mode left to try")  # pragma: no cover
@@ -427,6 +443,7 @@ class LLM(BaseLLM):
                 response_model=response_model,
                 params=params,
                 validation_retries=self.validation_retries,
+                can_fall_back=can_fall_back,
             )
 
         def _no_retry(status: int | None, message: str) -> bool:

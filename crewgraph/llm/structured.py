@@ -3,11 +3,19 @@
 Two routes, because servers differ:
 
 * :func:`create_structured` goes through instructor on an ``AsyncOpenAI``
-  client (TOOLS mode where the server supports tool calling, JSON_SCHEMA or
-  MD_JSON otherwise). Instructor feeds validation errors back to the model and
+  client in one of four modes (:data:`MODE_ORDER`: a forced tool call, a
+  ``json_schema`` or ``json_object`` response format, or plain text with the
+  schema in the prompt). Instructor feeds validation errors back to the model and
   retries a bounded number of times; every raw completion it receives is
   counted into the returned :class:`UsageMetrics` (failed attempts cost tokens
-  too).
+  too). Each completion is looked at before instructor parses it: a reply
+  that ignored the mode but still holds the object (a forced tool call
+  answered with ``<tool_call>`` text or JSON in prose, say) is taken as it is
+  (repaired, validated); one that holds nothing parseable raises
+  :class:`NoStructuredReply` when another mode can be tried, instead of being
+  re-asked in a mode the model does not follow. The mode that worked is
+  remembered per endpoint and model (:func:`remember_mode`,
+  :func:`mode_plan`) so later calls start there.
 * :func:`parse_model_output` is a pure helper for text-only models and for
   nodes that already hold a reply: it repairs fenced blocks, surrounding prose
   and truncated JSON before validating, and raises
@@ -23,6 +31,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Any, Literal, TypeVar
 
@@ -33,27 +42,39 @@ from crewgraph.llm._json_repair import extract_json
 from crewgraph.outputs import UsageMetrics
 
 __all__ = [
+    "MODE_ORDER",
+    "NoStructuredReply",
     "StructuredMode",
     "create_structured",
+    "forget_modes",
     "is_response_format_rejection",
     "is_tools_rejection",
+    "mode_plan",
     "parse_model_output",
+    "remember_mode",
+    "remembered_mode",
     "usage_from_completion",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
-StructuredMode = Literal["auto", "tools", "json_schema", "json"]
+StructuredMode = Literal["auto", "tools", "json_schema", "json_object", "json"]
 """How :class:`crewgraph.llm.LLM` asks for structured output.
 
 ``tools``: a forced tool call whose arguments are the object (best where
 supported); ``json_schema``: ``response_format`` with the JSON schema;
-``json``: the schema in the prompt and a fenced JSON reply (works with any
-chat model); ``auto``: ``tools``, falling back to ``json_schema`` then
-``json`` when the server rejects the previous one.
+``json_object``: ``response_format={"type": "json_object"}`` with the schema
+in the prompt; ``json``: the schema in the prompt and a JSON reply in plain
+text, repaired before validation (works with any chat model); ``auto``: those
+in that order, moving on when the server rejects a mode or the model's reply
+in it holds nothing parseable, starting where the last call to the same
+endpoint and model succeeded.
 """
 
-_INSTRUCTOR_MODES = {"tools": "TOOLS", "json_schema": "JSON_SCHEMA", "json": "MD_JSON"}
+MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json_object", "json")
+"""The modes ``auto`` tries, in order."""
+
+_INSTRUCTOR_MODES = {"tools": "TOOLS", "json_schema": "JSON_SCHEMA", "json_object": "JSON", "json": "MD_JSON"}
 _IN_STRUCTURED_CALL: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "crewgraph_in_structured_call", default=False
 )
@@ -78,6 +99,46 @@ def _demote_instructor_retry_logs() -> None:
     if _FILTER not in retry_logger.filters:
         retry_logger.addFilter(_FILTER)
 _REJECTION_STATUSES = {400, 404, 405, 422, 500, 501}
+_WORKING_MODES: dict[str, str] = {}
+_WORKING_LOCK = threading.Lock()
+
+
+class NoStructuredReply(StructuredOutputError):
+    """The model's reply in a structured mode held nothing parseable (text for a forced tool
+    call, prose for a JSON response format): the caller should try its next mode.
+    ``usage`` is what the ignored attempt cost."""
+
+    usage: UsageMetrics = UsageMetrics()
+
+
+def remembered_mode(key: str) -> str | None:
+    """The structured mode that last worked for ``key`` (an ``endpoint|model``), if any."""
+    with _WORKING_LOCK:
+        return _WORKING_MODES.get(key)
+
+
+def remember_mode(key: str, mode: str) -> None:
+    """Note that ``mode`` worked for ``key``, for every client of that endpoint and model in this
+    process (a model given by name is a new client in every step)."""
+    with _WORKING_LOCK:
+        _WORKING_MODES[key] = mode
+
+
+def forget_modes(endpoint: str | None = None) -> None:
+    """Forget the remembered modes of ``endpoint`` (every one when None): a server that was
+    restarted with another model, or a test server reusing a port."""
+    with _WORKING_LOCK:
+        for key in [k for k in _WORKING_MODES if endpoint is None or k.startswith(f"{endpoint}|")]:
+            del _WORKING_MODES[key]
+
+
+def mode_plan(key: str, modes: Sequence[str]) -> list[str]:
+    """``modes`` in the order to try them for ``key``: the one that worked last first, then the
+    others in their usual order."""
+    worked = remembered_mode(key)
+    if worked is None or worked not in modes:
+        return list(modes)
+    return [worked, *(m for m in modes if m != worked)]
 
 
 def parse_model_output(text: str | None, model: type[M]) -> M:
@@ -175,34 +236,40 @@ async def create_structured(
     response_model: type[M],
     params: dict[str, Any],
     validation_retries: int = 2,
+    can_fall_back: bool = False,
 ) -> tuple[M, UsageMetrics, Any]:
     """One structured call through instructor; returns (object, usage, last completion).
 
-    ``client`` is an ``openai.AsyncOpenAI``; ``mode`` one of ``tools``,
-    ``json_schema``, ``json``. Validation failures are re-asked by instructor
+    ``client`` is an ``openai.AsyncOpenAI``; ``mode`` one of :data:`MODE_ORDER`.
+    Validation failures are re-asked by instructor
     up to ``validation_retries`` times; when they are exhausted this raises
     ``StructuredOutputError`` naming the model and the last validation
-    problem. HTTP errors (``openai.APIError``) are re-raised unwrapped so the
-    caller's retry policy can classify them.
+    problem. A reply that ignored the mode but holds a valid object is taken
+    as it is; with ``can_fall_back``, one that holds nothing parseable raises
+    :class:`NoStructuredReply` at once. HTTP errors (``openai.APIError``) are
+    re-raised unwrapped so the caller's retry policy can classify them.
     """
     import instructor
     import openai
     from instructor.core.exceptions import IncompleteOutputException, InstructorRetryException
-    from instructor.core.hooks import Hooks
 
     if mode not in _INSTRUCTOR_MODES:
         raise ValueError(f"unknown structured mode {mode!r}; use one of {sorted(_INSTRUCTOR_MODES)}")
-    structured_client = instructor.from_openai(
-        client, mode=getattr(instructor.Mode, _INSTRUCTOR_MODES[mode])
-    )
     usage = UsageMetrics()
+    checked = client.with_options()  # a copy on the same connection pool, whose create we wrap
+    create = checked.chat.completions.create
 
-    def _count(completion: Any) -> None:
+    async def _create(*args: Any, **kwargs: Any) -> Any:
         nonlocal usage
+        completion = await create(*args, **kwargs)
         usage = usage + usage_from_completion(completion)
+        _look_at(completion, mode, response_model, can_fall_back)
+        return completion
 
-    hooks = Hooks()
-    hooks.on("completion:response", _count)
+    checked.chat.completions.create = _create
+    structured_client = instructor.from_openai(
+        checked, mode=getattr(instructor.Mode, _INSTRUCTOR_MODES[mode])
+    )
     _demote_instructor_retry_logs()
     token = _IN_STRUCTURED_CALL.set(True)
     try:
@@ -211,13 +278,19 @@ async def create_structured(
             messages=list(messages),
             response_model=response_model,
             max_retries=validation_retries,
-            hooks=hooks,
             **params,
         )
     except InstructorRetryException as exc:
         cause = _api_error_in_chain(exc, openai.APIError)
         if cause is not None:
             raise cause from None
+        salvaged = _api_error_in_chain(exc, _Salvaged)
+        if isinstance(salvaged, _Salvaged):
+            return _as_exact_type(salvaged.value, response_model), usage, salvaged.completion
+        nothing = _api_error_in_chain(exc, NoStructuredReply)
+        if isinstance(nothing, NoStructuredReply):
+            nothing.usage = usage
+            raise nothing from None
         raise StructuredOutputError(
             f"The model did not produce a valid {response_model.__name__} after "
             f"{exc.n_attempts} attempt(s): {_describe_instructor_error(exc)}"
@@ -230,6 +303,96 @@ async def create_structured(
     finally:
         _IN_STRUCTURED_CALL.reset(token)
     return _as_exact_type(parsed, response_model), usage, completion
+
+
+class _Salvaged(Exception):
+    """Raised from inside instructor's loop to hand back an object read from a reply that
+    ignored the mode (instructor would have re-asked for it)."""
+
+    def __init__(self, value: BaseModel, completion: Any) -> None:
+        super().__init__("structured object recovered from the reply's text")
+        self.value = value
+        self.completion = completion
+
+
+def _look_at(completion: Any, mode: str, response_model: type[BaseModel], can_fall_back: bool) -> None:
+    """Judge one completion before instructor parses it (see :func:`create_structured`).
+
+    Returns when instructor should parse it (a tool call in tools mode, JSON text in the
+    other modes); raises ``_Salvaged`` with the object when the reply ignored the mode but
+    holds one; raises :class:`NoStructuredReply` (only when another mode can be tried) when
+    it holds nothing parseable.
+    """
+    choices = getattr(completion, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    if message is None:
+        return
+    if mode == "tools" and getattr(message, "tool_calls", None):
+        return
+    content = message.content or ""
+    if mode != "tools" and _is_json(content):
+        return
+    value = _salvage(content, response_model)
+    if value is not None:
+        raise _Salvaged(value, completion)
+    if can_fall_back and (mode == "tools" or not _has_json(content)):
+        raise NoStructuredReply(
+            f"The model answered a {mode} request for {response_model.__name__} with nothing "
+            f"parseable: {_preview(content) if content.strip() else 'an empty reply'}"
+        )
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _has_json(text: str) -> bool:
+    try:
+        extract_json(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _salvage(content: str, model: type[M]) -> M | None:
+    """The object in a reply that ignored the mode: the arguments of a call written as text
+    (``<tool_call>{"name": ..., "arguments": {...}}``, ``[TOOL_CALLS] [...]``), else the JSON
+    itself, repaired; None when neither validates."""
+    if not content.strip():
+        return None
+    try:
+        data = extract_json(content)
+    except ValueError:
+        return None
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    arguments = _call_arguments(data)
+    for candidate in ([arguments] if arguments is not None else []) + [data]:
+        try:
+            return model.model_validate(candidate)
+        except ValidationError:
+            continue
+    return None
+
+
+def _call_arguments(data: Any) -> Any:
+    """The arguments of a call-shaped object (``name`` + ``arguments``/``parameters``), else None."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return None
+    key = next((k for k in ("arguments", "parameters") if k in data), None)
+    if key is None or set(data) - {"name", key, "id", "type"}:
+        return None
+    value = data[key]
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return value
 
 
 def _as_exact_type(value: Any, model: type[M]) -> M:
@@ -246,6 +409,7 @@ def _as_exact_type(value: Any, model: type[M]) -> M:
 
 
 def _api_error_in_chain(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """The first exception of type ``kind`` in ``exc``'s cause/context chain."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:

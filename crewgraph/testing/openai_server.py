@@ -47,7 +47,8 @@ class OpenAICompatServer:
     ``default`` is used if given, else the request fails with a 400 saying so.
     ``supports_tools=False`` rejects requests carrying ``tools`` (400, without
     consuming the script), ``supports_json_schema=False`` does the same for
-    ``response_format`` of type ``json_schema``; both exercise fallbacks.
+    ``response_format`` of type ``json_schema``, ``supports_json_object=False``
+    for type ``json_object``; they exercise fallbacks.
     Requests with ``"stream": true`` are answered with SSE ``data:`` lines
     (text deltas, tool-call deltas, a usage chunk when ``stream_options``
     asks for one, then ``[DONE]``); ``supports_stream_options=False`` rejects
@@ -66,6 +67,7 @@ class OpenAICompatServer:
         *,
         supports_tools: bool = True,
         supports_json_schema: bool = True,
+        supports_json_object: bool = True,
         supports_stream_options: bool = True,
         embedding_dim: int = 32,
         model: str = "crewgraph-test",
@@ -79,6 +81,7 @@ class OpenAICompatServer:
         self.slow_model = slow_model
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
+        self.supports_json_object = supports_json_object
         self.supports_stream_options = supports_stream_options
         self.embedding_dim = embedding_dim
         self.model = model
@@ -104,6 +107,7 @@ class OpenAICompatServer:
                 daemon=True,
             )
             self._thread.start()
+            _forget_structured_modes(self.base_url)
         return self
 
     def stop(self) -> None:
@@ -183,6 +187,8 @@ class OpenAICompatServer:
         fmt = body.get("response_format") or {}
         if fmt.get("type") == "json_schema" and not self.supports_json_schema:
             return _error(400, "response_format of type json_schema is not supported.")
+        if fmt.get("type") == "json_object" and not self.supports_json_object:
+            return _error(400, "response_format of type json_object is not supported.")
         if body.get("stream_options") is not None and not self.supports_stream_options:
             return _error(400, "Unrecognized request argument supplied: stream_options")
         reply = self._next_reply(body, number)
@@ -294,6 +300,14 @@ class _QuietServer(ThreadingHTTPServer):
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             return
         super().handle_error(request, client_address)
+
+
+def _forget_structured_modes(base_url: str) -> None:
+    """A new server on a port is a new server: what clients learnt about an earlier one there
+    (the structured-output mode that worked) no longer holds."""
+    from crewgraph.llm.structured import forget_modes
+
+    forget_modes(base_url)
 
 
 def _forced_tool_name(body: dict[str, Any]) -> str | None:

@@ -81,13 +81,14 @@ def test_auto_falls_back_to_json_schema_when_tools_are_rejected(make_llm: Any) -
 
 
 def test_auto_falls_back_to_markdown_json_when_schema_is_rejected(make_llm: Any) -> None:
-    with OpenAICompatServer(supports_tools=False, supports_json_schema=False) as srv:
+    with OpenAICompatServer(supports_tools=False, supports_json_schema=False,
+                            supports_json_object=False) as srv:
         srv.add(ServerReply.text('Sure:\n```json\n{"name": "Rome", "population": 2800000}\n```'))
         llm = make_llm(base_url=srv.base_url)
         assert llm.call("city?", response_model=City).parsed == City(name="Rome", population=2800000)
         last = srv.chat_requests[-1]
         assert "response_format" not in last and "tools" not in last
-        assert len(srv.chat_requests) == 3
+        assert len(srv.chat_requests) == 4  # tools, json_schema and json_object rejected, then plain text
 
 
 def test_explicit_tools_mode_does_not_fall_back(make_llm: Any) -> None:
