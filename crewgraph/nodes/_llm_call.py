@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -18,12 +17,11 @@ from crewgraph.events.llm_events import (
 )
 from crewgraph.graph.context import NodeContext
 from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.settings import DEFAULT_MODEL
 from crewgraph.llm.types import LLMResponse, ToolSpec
 from crewgraph.nodes._stream import ChunkForwarder
 
 __all__ = ["DEFAULT_MODEL", "call_llm", "resolve_llm"]
-
-DEFAULT_MODEL = "gpt-4o-mini"
 
 
 def resolve_llm(own: Any, ctx: NodeContext, what: str) -> BaseLLM:
@@ -34,9 +32,9 @@ def resolve_llm(own: Any, ctx: NodeContext, what: str) -> BaseLLM:
 
         llm = LLM(model=llm)
     if llm is None:
-        from crewgraph.llm import LLM
+        from crewgraph.llm.settings import default_llm
 
-        return LLM(model=os.environ.get("OPENAI_MODEL_NAME") or DEFAULT_MODEL)
+        return default_llm()  # $CREWGRAPH_MODEL / $MODEL / $OPENAI_MODEL_NAME..., on $BASE_URL if set
     if not isinstance(llm, BaseLLM):
         raise ConfigurationError(f"{what}: llm must be a model name or BaseLLM, got {type(llm).__name__}")
     return llm
@@ -51,12 +49,14 @@ async def call_llm(
     response_model: type[BaseModel] | None = None,
     rpm_keys: tuple[str, ...] = (),
     stream: ChunkForwarder | None = None,
+    options: dict[str, Any] | None = None,
 ) -> LLMResponse:
     """Wait for every rate limiter in ``rpm_keys``, then call the model with events.
 
     With ``stream`` (see :func:`crewgraph.nodes._stream.chunk_forwarder`) the
     model is asked to stream and each delta is forwarded as it arrives;
-    structured calls are never streamed.
+    structured calls are never streamed. ``options`` are request parameters for this call
+    (an agent's ``max_tokens``).
     """
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
@@ -72,7 +72,9 @@ async def call_llm(
     )
     start = time.perf_counter()
     streaming = stream is not None and response_model is None
-    extra = {"on_chunk": stream} if streaming else {}
+    extra: dict[str, Any] = dict(options or {})
+    if streaming:
+        extra["on_chunk"] = stream
     try:
         reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit, **extra)
     except Exception as exc:

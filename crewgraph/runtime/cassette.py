@@ -231,9 +231,9 @@ def apply_cassette(graph: ExecutionGraph, default_llm: Any, setting: Any) -> tup
 
 
 def _default_model() -> str:
-    from crewgraph.nodes._llm_call import DEFAULT_MODEL
+    from crewgraph.llm.settings import default_model_name
 
-    return os.environ.get("OPENAI_MODEL_NAME") or DEFAULT_MODEL
+    return default_model_name()
 
 
 _MODEL_FIELDS = frozenset({"llm", "function_calling_llm"})
