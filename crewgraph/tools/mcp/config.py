@@ -17,7 +17,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from crewgraph.tools._names import sanitize_tool_name
 
@@ -51,6 +51,13 @@ class _ServerBase(BaseModel):
     only_tool: str | None = Field(default=None, description="Set by a 'url#tool' reference: keep one tool")
 
     transport: str = "stdio"
+
+    @field_serializer("tool_filter", when_used="json")
+    def _filter_json(self, value: Any) -> str | None:
+        """A filter is code: JSON dumps (checkpoints, ``Agent.model_dump``) name it."""
+        if value is None:
+            return None
+        return getattr(value, "__qualname__", None) or repr(value)
 
     def server_name(self) -> str:
         """The namespace of this server's tools (``<server>_<tool>``)."""

@@ -147,3 +147,11 @@ def test_unreachable_http_server_fails_fast() -> None:
     with pytest.raises(MCPServerError, match=r"cannot connect|handshake"):
         mcp_tools([config])
     assert time.monotonic() - start < 10
+
+
+def test_configs_dump_to_json_with_their_filter_named() -> None:
+    from crewgraph import Agent
+
+    agent = Agent(role="r", goal="g", mcps=[MCPServerStdio(command="python", tool_filter=create_static_tool_filter(["a"]))])
+    [dumped] = agent.model_dump(mode="json")["mcps"]
+    assert dumped["command"] == "python" and dumped["tool_filter"].startswith("StaticToolFilter(")
