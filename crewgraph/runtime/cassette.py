@@ -223,9 +223,8 @@ def apply_cassette(graph: ExecutionGraph, default_llm: Any, setting: Any) -> tup
             wrapped[id(llm)] = TapedLLM(tape, model, llm)
         return wrapped[id(llm)]
 
-    for nid in list(graph.graph.nodes):
-        data = graph.graph.nodes[nid]
-        data["node"] = _rewire(data["node"], wrap)
+    for nid in list(graph.digraph.nodes):
+        graph.replace_node(_rewire(graph.node(nid), wrap))
     default = default_llm if default_llm is not None else _default_model()
     return graph, wrap(default), tape
 
