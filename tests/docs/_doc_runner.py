@@ -1,0 +1,62 @@
+"""Run every ```python block of one Markdown file, in order, in one namespace (a notebook).
+
+Used by ``tests/docs/test_doc_blocks.py`` in a fresh interpreter per file, with the
+network blocked but for loopback and ``OPENAI_BASE_URL`` pointing at the project's local
+OpenAI-compatible server, so a block that builds ``LLM("gpt-4o-mini")`` runs offline.
+
+A block preceded by ``<!-- fragment: why -->`` is not run (it is part of a larger program,
+needs a real key or service, or shows a shell session). Exit status 1 and the file:line of
+the failing block on the first error.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import traceback
+from pathlib import Path
+
+FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.S | re.M)
+FRAGMENT = re.compile(r"<!--\s*fragment\b[^>]*-->\s*$")
+
+
+def blocks(text: str) -> list[tuple[int, str, bool]]:
+    """(line number of the fence, code, is_fragment) for each python block."""
+    found = []
+    for match in FENCE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        before = text[: match.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        found.append((line, match.group(1), bool(FRAGMENT.search(before))))
+    return found
+
+
+def main(path: str) -> int:
+    from crewgraph.testing.network import network_blocked
+
+    doc = Path(path)
+    namespace: dict[str, object] = {"__name__": "__doc__"}
+    ran = 0
+    with network_blocked():
+        for line, code, fragment in blocks(doc.read_text(encoding="utf-8")):
+            if fragment:
+                continue
+            try:
+                exec(compile(code, f"{doc.name}:{line}", "exec"), namespace)
+            except BaseException:
+                print(f"FAILED {doc.name}:{line}", file=sys.stderr)
+                traceback.print_exc()
+                print(
+                    f"\n{doc}:{line}: this ```python block failed. Every python block of README.md and "
+                    "docs/*.md runs offline in CI (blocks of a file share one namespace, in order; "
+                    "OPENAI_BASE_URL points at a local test server). Fix the block, or if it cannot "
+                    "run offline put `<!-- fragment: why -->` on the line before its fence.",
+                    file=sys.stderr,
+                )
+                return 1
+            ran += 1
+    print(f"ran {ran} blocks")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))
