@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_reasoning,
@@ -88,6 +89,8 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
             context_tasks = order_preds
             context_ids = NodePrefix(finals, visible if task.async_execution else i) if sequential else ()
         plan = _task_nodes(graph, crew, task, i, context_ids)
+        if is_conditional(task):  # validated: never the first task
+            plan = add_condition(graph, task, plan, plans[tasks[i - 1].id].final)
         plans[task.id] = plan
         finals.append(plan.final)
         for pred in order_preds:
@@ -103,8 +106,10 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
                 # Recall after the previous task's memory save has queued its facts (recall is
                 # a read barrier), so the next task sees what the last one learned.
                 saved = f"{plans[pred.id].key}.save"
-                src = saved if saved in graph else plans[pred.id].final
+                src = saved if saved in graph and not is_conditional(pred) else plans[pred.id].final
                 graph.add_edge(src, plan.first, kind="memory" if src == saved else "order")
+        if is_conditional(task):
+            gate_entries(graph, plan)
         if sequential:
             if task.async_execution:
                 pending_async.append(task)

@@ -44,6 +44,10 @@ def _solo_task(task: Task, agent: BaseAgent | None, tools: list[Any] | None) -> 
         update["tools"] = list(agent.tools)
     copy = task.model_copy(update=update)
     copy._tools_from_agent = tools is None and task._tools_from_agent
+    if type(copy) is not Task:  # a ConditionalTask run directly simply runs (no previous task)
+        plain = Task(**{name: getattr(copy, name) for name in Task.model_fields})
+        plain._tools_from_agent = copy._tools_from_agent
+        return plain
     return copy
 
 

@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializeAsAny,
     field_validator,
     model_validator,
 )
@@ -43,7 +44,7 @@ class CrewSpec(BaseModel):
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     name: str | None = "crew"
-    agents: list[BaseAgent] = Field(default_factory=list)
+    agents: list[SerializeAsAny[BaseAgent]] = Field(default_factory=list)
     tasks: list[Task] = Field(default_factory=list)
     process: Process = Process.sequential
     verbose: bool = False

@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializeAsAny,
     field_serializer,
     field_validator,
     model_validator,
@@ -51,7 +52,7 @@ class Task(BaseModel):
     name: str | None = None
     description: str = Field(min_length=1)
     expected_output: str = Field(min_length=1)
-    agent: BaseAgent | None = None
+    agent: SerializeAsAny[BaseAgent] | None = None
     context: list[Task] | None = None
     async_execution: bool = False
     output_json: type[BaseModel] | None = None
