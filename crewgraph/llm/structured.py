@@ -106,9 +106,10 @@ _WORKING_LOCK = threading.Lock()
 class NoStructuredReply(StructuredOutputError):
     """The model's reply in a structured mode held nothing parseable (text for a forced tool
     call, prose for a JSON response format): the caller should try its next mode.
-    ``usage`` is what the ignored attempt cost."""
+    ``usage`` is what the ignored attempt cost, when known (no default instance here: building
+    a pydantic model at import time compiles its validator and loads pydantic's plugins)."""
 
-    usage: UsageMetrics = UsageMetrics()
+    usage: UsageMetrics | None = None
 
 
 def remembered_mode(key: str) -> str | None:
