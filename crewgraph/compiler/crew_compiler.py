@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
+from crewgraph.compiler._external_tools import with_mcp_tools
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_reasoning,
@@ -168,7 +169,7 @@ def _task_nodes(
     if not isinstance(task.agent, Agent):
         return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
     agent: Agent = task.agent
-    tools = agent_tools(task, agent)
+    tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)

@@ -79,26 +79,35 @@ async def run_crew(
         state.stream = chunk_sink(crew, graph, inputs, on_chunk)
     memory = crew.get_memory()
     listener = _console(crew, run_id)
+    log_file = _output_log(crew, run_id)
     start = time.perf_counter()
 
     def emit_crew(event: Any) -> None:
         event.run_id = run_id
         crewgraph_event_bus.emit(crew, event)
 
-    def on_node_finished(node: Node, output: Any) -> None:
+    from crewgraph.runner.task_callbacks import TaskCallbacks
+
+    callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
+
+    def on_node_finished(node: Node, output: Any) -> Any:
         if is_skipped(node, output):
             skipped.add(node.id.rsplit(".", 1)[0])
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
             if node.id.rsplit(".", 1)[0] in skipped:
                 task.record_output(output)  # a skipped task: no output file, event or callbacks
-            else:
-                task_done(crew, task, output, inputs, run_id)
+                return None
+            task_done(crew, task, output, inputs, run_id)
+            return callbacks.finished(node.id, task, output)  # off this thread, awaited
+        return None
 
-    def on_node_restored(node: Node, output: Any) -> None:
+    def on_node_restored(node: Node, output: Any) -> Any:
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
             restore_output_file(task, output, inputs)
+            return callbacks.restored(node.id, task, output)  # those that had not completed
+        return None
 
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
@@ -119,20 +128,26 @@ async def run_crew(
     )
     try:
         from crewgraph.runtime.llm_trace import LLMCallTracer
+        from crewgraph.tools.mcp.sessions import run_sessions
 
-        with LLMCallTracer(scheduler, crew):  # each LLM call becomes a child node of the run graph
-            result = await scheduler.run()
+        # each LLM call becomes a child node of the run graph; MCP sessions live for this run
+        with LLMCallTracer(scheduler, crew):
+            async with run_sessions():
+                result = await scheduler.run()
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:
             emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
         emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+        await crewgraph_event_bus.adrain()
         raise
     finally:
         if memory is not None and hasattr(memory, "drain_writes"):
             memory.drain_writes()
         if listener is not None:
             listener.close()
+        if log_file is not None:
+            log_file.close()
         if checkpoint.store is not None and hasattr(checkpoint.store, "close"):
             checkpoint.store.close()
     _mark_skipped(scheduler, skipped)
@@ -151,6 +166,7 @@ async def run_crew(
             duration_ms=(time.perf_counter() - start) * 1000,
         )
     )
+    await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return output
 
 
@@ -181,6 +197,17 @@ def _run_state(crew: CrewSpec) -> RunState:
     if crew.input_provider is not None:
         state.extras["input_provider"] = crew.input_provider
     return state
+
+
+def _output_log(crew: CrewSpec, run_id: str) -> Any:
+    """The ``output_log_file`` listener for this run, or None."""
+    from crewgraph.events.output_log import OutputLogListener, log_path
+
+    path = log_path(crew.output_log_file)
+    if path is None:
+        return None
+    names = {t.name or t.display_name(): t.description for t in crew.tasks}
+    return OutputLogListener(path, run_id, names)
 
 
 def _console(crew: CrewSpec, run_id: str) -> Any:

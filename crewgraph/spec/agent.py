@@ -22,7 +22,13 @@ from pydantic import (
 
 from crewgraph.spec._dump import named_for_json, tools_for_json
 from crewgraph.spec._unsupported import reject_unsupported
-from crewgraph.spec._validators import check_llm, check_policy, check_tools, merge_config
+from crewgraph.spec._validators import (
+    check_llm,
+    check_mcps,
+    check_policy,
+    check_tools,
+    merge_config,
+)
 from crewgraph.spec.base_agent import BaseAgent
 
 if TYPE_CHECKING:
@@ -41,6 +47,9 @@ class Agent(BaseAgent):
     max_retry_limit: int = Field(default=2, ge=0)
     tool_failure_policy: Any = None
     step_callback: Callable[..., Any] | None = None
+    max_tool_result_chars: int | None = Field(
+        default=None, ge=1, description="Most characters of one tool result the model reads"
+    )
     system_template: str | None = None
     max_tokens: int | None = Field(default=None, ge=1, description="Most tokens per reply of this agent's model")
     reasoning: bool = Field(default=False, description="Plan the task (a reasoning node) before working on it")
@@ -56,6 +65,10 @@ class Agent(BaseAgent):
     code_execution_mode: Literal["safe", "unsafe"] = "safe"
     multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
+    mcps: list[Any] = Field(
+        default_factory=list,
+        description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -95,6 +108,7 @@ class Agent(BaseAgent):
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
     )
+    _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
 
     # ------------------------------------------------------------------ working alone
     def kickoff(
