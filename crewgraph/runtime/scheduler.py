@@ -117,7 +117,7 @@ class Scheduler:
         inputs: dict[str, Any] | None = None,
         run_id: str | None = None,
         state: RunState | None = None,
-        max_concurrency: int = 64,
+        max_concurrency: int = 128,
         max_executions: int | None = None,
         checkpointer: Any = None,
         restored: dict[str, Any] | None = None,

@@ -55,7 +55,7 @@ class CrewSpec(BaseModel):
     embedder: Any = None
     cache: bool = Field(default=False, description="Cache tools' results (the seed's default: off)")
     max_rpm: int | None = Field(default=None, ge=1)
-    max_concurrency: int = Field(default=64, ge=1)
+    max_concurrency: int = Field(default=128, ge=1)
     stream: bool = Field(
         default=False, description="kickoff returns a CrewStreamingOutput of chunks as the agents work"
     )

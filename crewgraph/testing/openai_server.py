@@ -33,10 +33,11 @@ from crewgraph.testing._server_data import (
     ServerReply,
     embedding_for,
 )
+from crewgraph.testing._server_faults import Faults, RawBody
 from crewgraph.testing._server_shapes import SlowModel, client_gone, written_tool_calls
 from crewgraph.testing._server_stream import SSE_DONE, sse_frame, stream_chunks
 
-__all__ = ["OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for"]
+__all__ = ["Faults", "OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for"]
 
 class OpenAICompatServer:
     """OpenAI-compatible server on ``127.0.0.1`` (random port) in a background thread.
@@ -58,6 +59,11 @@ class OpenAICompatServer:
     and every forced structured-output call, into the content instead of
     ``tool_calls``, as open models do; ``slow_model=SlowModel(...)`` makes
     replies take a slow model's time on few generation slots.
+    Misbehaving servers (see :mod:`crewgraph.testing._server_faults`):
+    ``faults=Faults(rate=0.7, seed=1)`` fails that share of chat requests with
+    429/500/503 before the script is read; ``ServerReply.drip``, ``garbage``,
+    ``html``, ``null_message``, ``empty_choices``, ``bad_usage``, ``cut_off``
+    and ``disconnect`` script broken replies.
     Use as a context manager, or call :meth:`start`/:meth:`stop`.
     """
 
@@ -74,11 +80,13 @@ class OpenAICompatServer:
         default: ScriptItem | None = None,
         tool_calls_as_text: str | None = None,
         slow_model: SlowModel | None = None,
+        faults: Faults | None = None,
     ) -> None:
         if tool_calls_as_text is not None:
             written_tool_calls(tool_calls_as_text, [])  # an unknown format fails here, not per request
         self.tool_calls_as_text = tool_calls_as_text
         self.slow_model = slow_model
+        self.faults = faults
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
         self.supports_json_object = supports_json_object
@@ -179,7 +187,9 @@ class OpenAICompatServer:
             item = item(body)
         return ServerReply.text(item) if isinstance(item, str) else item
 
-    def _chat(self, body: dict[str, Any], number: int) -> tuple[int, dict[str, str], Any] | _Stream | None:
+    def _chat(
+        self, body: dict[str, Any], number: int
+    ) -> tuple[int, dict[str, str], Any] | _Stream | RawBody | None:
         """Status, headers and payload for a chat request, or the chunks to stream
         (``"stream": true``); None means drop the connection."""
         if body.get("tools") and not self.supports_tools:
@@ -191,6 +201,10 @@ class OpenAICompatServer:
             return _error(400, "response_format of type json_object is not supported.")
         if body.get("stream_options") is not None and not self.supports_stream_options:
             return _error(400, "Unrecognized request argument supplied: stream_options")
+        injected = self.faults.draw() if self.faults is not None else None
+        if injected is not None:
+            status, headers, payload = _error(injected[0], f"injected fault {injected[0]}")
+            return status, {**headers, **injected[1]}, payload
         reply = self._next_reply(body, number)
         if reply.delay > 0:
             time.sleep(reply.delay)
@@ -200,6 +214,8 @@ class OpenAICompatServer:
             status, headers, payload = _error(reply.status, reply.error_message, reply.error_body)
             return status, {**headers, **reply.headers}, payload
         completion = self._completion(body, reply, number)
+        if reply.misbehave is not None:
+            return reply.misbehave.render(completion)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = stream_chunks(completion, include_usage=include_usage)
@@ -379,6 +395,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                 result = server._chat(body, number)
                 if result is None:
                     self.close_connection = True
+                elif isinstance(result, RawBody):
+                    result.send(self)
                 elif server.slow_model is not None and (isinstance(result, _Stream) or result[0] == 200):
                     self._slowly(server.slow_model, result, number)
                 elif isinstance(result, _Stream):
