@@ -1,9 +1,10 @@
 """Run the Python examples of a Markdown page, so documentation cannot rot.
 
 Every fenced ``python`` block runs, in order, in one namespace, with the
-working directory set to ``workdir``. A block whose first line is a file-name
-comment (``# demo_server.py``) is written to that file instead of run; a block
-fenced as ``python fragment`` is skipped. An expected output written as a
+working directory set to ``workdir``. A block (of any language) whose first
+line is a file-name comment (``# demo_server.py``, ``# knowledge/prices.csv``)
+is written to that file instead (the comment line is kept only in ``.py``
+files); a block fenced as ``python fragment`` is skipped. An expected output written as a
 comment — ``print(x)  # 42`` or a comment line right after the ``print`` — is
 checked against what the call prints.
 """
@@ -20,7 +21,7 @@ from typing import Any
 __all__ = ["markdown_blocks", "run_markdown_examples"]
 
 _FENCE = re.compile(r"^```(\S*)[ \t]*(\S*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
-_FILE = re.compile(r"^# ([\w./-]+\.(?:py|txt|md|json|csv))\s*$")
+_FILE = re.compile(r"^# ([\w./-]+\.(?:py|txt|md|json|csv|tsv|yaml|yml))\s*$")
 _PRINT = re.compile(r"^print\((.*)\)\s+#\s(.+)$")
 
 
@@ -28,11 +29,11 @@ def markdown_blocks(text: str) -> list[tuple[str, str]]:
     """``(kind, code)`` per Python block: kind is "file", "fragment" or "run"."""
     blocks: list[tuple[str, str]] = []
     for lang, flag, body in _FENCE.findall(text):
-        if lang != "python":
-            continue
         first = body.split("\n", 1)[0]
-        kind = "fragment" if flag == "fragment" else "file" if _FILE.match(first) else "run"
-        blocks.append((kind, body))
+        if _FILE.match(first) and flag != "fragment":
+            blocks.append(("file", body))
+        elif lang == "python":
+            blocks.append(("fragment" if flag == "fragment" else "run", body))
     return blocks
 
 
@@ -71,10 +72,10 @@ def run_markdown_examples(path: str | Path, workdir: str | Path) -> dict[str, An
             if kind == "fragment":
                 continue
             if kind == "file":
-                name = _FILE.match(code.split("\n", 1)[0]).group(1)  # type: ignore[union-attr]
-                target = Path(name)
+                first, _, rest = code.partition("\n")
+                target = Path(_FILE.match(first).group(1))  # type: ignore[union-attr]
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(code, encoding="utf-8")
+                target.write_text(code if target.suffix == ".py" else rest, encoding="utf-8")
                 continue
             try:
                 with contextlib.redirect_stdout(io.StringIO()):
