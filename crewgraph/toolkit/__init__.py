@@ -75,6 +75,7 @@ __all__ = [
     "FirecrawlSearchTool",
     "GithubSearchTool",
     "LlamaIndexTool",
+    "MCPServerAdapter",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
     "PGSearchTool",
