@@ -253,3 +253,19 @@ def test_a_store_built_with_another_dimension_says_how_to_reset(api: FakeHTTPSer
         assert "8-dimensional" in text and "16" in text and "reset-memories" in text
     finally:
         second.close()
+
+
+def test_ollama_and_azure_against_an_openai_compatible_server() -> None:
+    from crewgraph.testing import OpenAICompatServer
+
+    with OpenAICompatServer(embedding_dim=DIM) as server:
+        root = server.base_url.removesuffix("/v1")
+        ollama = build_embedder({"provider": "ollama", "config": {"model_name": "mxbai-embed-large", "url": root + "/api/embeddings"}})
+        assert ollama(TEXTS) == [pytest.approx(embedding_for(t, DIM)) for t in TEXTS]
+        assert server.log[-1].path == "/v1/embeddings" and server.requests[-1]["model"] == "mxbai-embed-large"
+        azure = build_embedder({"provider": "azure", "config": {
+            "deployment_id": "embed-prod", "api_key": "az-key", "api_base": root, "api_version": "2024-02-01"}})
+        assert azure(["x"]) == [pytest.approx(embedding_for("x", DIM))]
+        sent = server.log[-1]
+        assert sent.path.startswith("/openai/deployments/embed-prod/embeddings?api-version=2024-02-01")
+        assert sent.headers["api-key"] == "az-key"

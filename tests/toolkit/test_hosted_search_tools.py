@@ -287,3 +287,17 @@ def test_browserbase_fetch(api: FakeHTTPService) -> None:
 def test_browserbase_rejects_sessions() -> None:
     with pytest.raises(ValueError, match="session_id"):
         BrowserbaseLoadTool(session_id="abc")
+
+
+def test_a_crew_calls_serper_as_a_tool_node(api: FakeHTTPService, monkeypatch: pytest.MonkeyPatch) -> None:
+    from crewgraph.testing import FakeToolCall
+    from crewgraph.tools._names import sanitize_tool_name
+
+    monkeypatch.setenv("SERPER_API_KEY", "serper-key")
+    tool = SerperDevTool(base_url=api.url, n_results=1)
+    llm = FakeLLM([FakeToolCall(sanitize_tool_name(tool.name), {"search_query": "crewgraph"}), "CrewGraph runs agents on a DAG."])
+    agent = Agent(role="Researcher", goal="g", backstory="b", tools=[tool], llm=llm)
+    crew = Crew(agents=[agent], tasks=[Task(name="research", description="d", expected_output="e", agent=agent)])
+    assert crew.kickoff().raw == "CrewGraph runs agents on a DAG."
+    tool_turn = [m for m in llm.calls[-1].messages if m.get("role") == "tool"]
+    assert tool_turn and "https://docs.example/crewgraph" in tool_turn[0]["content"]
