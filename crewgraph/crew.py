@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from crewgraph.outputs import CrewOutput, UsageMetrics
+from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import check_llm, check_policy
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.process import Process
@@ -54,7 +55,7 @@ class Crew(BaseModel):
     planning_llm: Any = None
     memory: Any = Field(default=False, description="bool, Memory, MemoryScope or MemorySlice")
     embedder: Any = None
-    cache: bool = True
+    cache: bool = Field(default=False, description="Cache tools' results (the seed's default: off)")
     max_rpm: int | None = Field(default=None, ge=1)
     max_concurrency: int = Field(default=64, ge=1)
     stream: bool = Field(
@@ -79,6 +80,12 @@ class Crew(BaseModel):
     _last_run: Any = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
     """``module:attr`` that rebuilds this crew, stored in checkpoints for ``from_checkpoint``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unsupported_fields(cls, data: Any) -> Any:
+        """CrewAI fields crewgraph does not implement (``chat_llm``...) fail naming themselves."""
+        return reject_unsupported(data, "Crew", cls.model_fields)
 
     _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))

@@ -21,7 +21,16 @@ from crewgraph.nodes.guardrail import GuardrailNode, guardrail_name
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.task import Task
 
-__all__ = ["add_output_chain", "add_recall", "add_tool_templates", "agent_memory", "rpm_keys", "step_fields"]
+__all__ = [
+    "add_output_chain",
+    "add_reasoning",
+    "add_recall",
+    "add_tool_templates",
+    "agent_memory",
+    "agent_tools",
+    "rpm_keys",
+    "step_fields",
+]
 
 
 def rpm_keys(crew: Any, agent: Agent) -> tuple[str, ...]:
@@ -42,6 +51,19 @@ def agent_memory(crew: Any, agent: Agent) -> Any:
     if own is not None and own is not True:
         return own
     return True if getattr(crew, "memory_enabled", False) else None
+
+
+def agent_tools(task: Task, agent: Agent) -> list[Any]:
+    """The tools an agent works a task with: the task's (else the agent's), plus the code
+    interpreter for ``allow_code_execution`` agents (CrewAI gives them CodeInterpreterTool)."""
+    tools = list(task.tools or agent.tools or [])
+    if agent.allow_code_execution:
+        from crewgraph.toolkit.code_interpreter_tool import CodeInterpreterTool
+
+        if not any(isinstance(t, CodeInterpreterTool) for t in tools):
+            timeout = min(agent.max_execution_time or 30.0, 300.0)
+            tools.append(CodeInterpreterTool(timeout=timeout))
+    return tools
 
 
 def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any],
@@ -71,7 +93,42 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         step_callbacks=tuple(cb for cb in (agent.step_callback, getattr(crew, "step_callback", None)) if cb),
         retry=RetryPolicy(max_attempts=1 + agent.max_retry_limit, initial_delay=1.0, max_delay=20.0),
         timeout=TimeoutPolicy(agent.max_execution_time),
+        max_tokens=agent.max_tokens,
+        date_format=agent.date_format if agent.inject_date else None,
+        respect_context_window=agent.respect_context_window,
+        input_files=tuple(task.input_files.items()),
     )
+
+
+def add_reasoning(graph: ExecutionGraph, crew: Any, task: Task, agent: Agent, step: Any) -> str | None:
+    """The agent's ``reasoning`` node before its step (``Agent(reasoning=True)``); returns its id."""
+    if not agent.reasoning:
+        return None
+    import dataclasses
+
+    from crewgraph.nodes.reasoning import ReasoningNode
+
+    node_id = step.id.rsplit(".", 1)[0] + ".reasoning"
+    node = ReasoningNode(
+        id=node_id,
+        label=f"reasoning: {step.task_name}",
+        task_name=step.task_name,
+        description=task.description,
+        expected_output=task.expected_output,
+        agent_role=agent.role,
+        agent_goal=agent.goal,
+        agent_backstory=agent.backstory,
+        system_template=agent.system_template,
+        tool_names=tuple(t.name for t in step.tools),
+        llm=step.llm,
+        max_attempts=agent.max_reasoning_attempts,
+        rpm_keys=step.rpm_keys,
+        max_tokens=agent.max_tokens,
+    )
+    graph.add_node(node, task=step.id.rsplit(".", 1)[0])
+    graph.graph.nodes[step.id]["node"] = dataclasses.replace(step, reasoning_node=node_id)
+    graph.add_edge(node_id, step.id, kind="reasoning")
+    return node_id
 
 
 def add_recall(graph: ExecutionGraph, key: str, name: str, task: Task, memory_obj: Any) -> str | None:

@@ -17,9 +17,11 @@ from typing import Any
 
 from crewgraph.compiler._task_chain import (
     add_output_chain,
+    add_reasoning,
     add_recall,
     add_tool_templates,
     agent_memory,
+    agent_tools,
     step_fields,
 )
 from crewgraph.compiler.validate import task_label, validate_crew
@@ -162,7 +164,7 @@ def _task_nodes(
     agent: Agent = task.agent  # type: ignore[assignment]  # validated
     key = task_key(task, index)
     name = task.name or task.display_name()
-    tools = list(task.tools or agent.tools or [])
+    tools = agent_tools(task, agent)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)
@@ -170,6 +172,7 @@ def _task_nodes(
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")
+    add_reasoning(graph, crew, task, agent, step)
     add_tool_templates(graph, key, step.id, tools)
     final = add_output_chain(graph, task, key, name, step, memory_obj)
     return TaskPlan(key=key, name=name, first=recall_id or step.id, agent=step.id, final=final, index=index)

@@ -21,6 +21,7 @@ from typing import Any
 
 from crewgraph.compiler._task_chain import (
     add_output_chain,
+    add_reasoning,
     add_recall,
     add_tool_templates,
     agent_memory,
@@ -139,7 +140,7 @@ def _task_nodes(
     name = task.name or task.display_name()
     allowed = [task.agent] if task.agent is not None and task.agent.id != manager.id else coworkers
     try:
-        tools = [*task.tools, *delegation_tools(allowed, delegator=manager)]
+        tools = [*task.own_tools, *delegation_tools(allowed, delegator=manager)]
     except ConfigurationError as exc:
         raise CompileError(f"{task_label(task, index)}: {exc}", task=task_label(task, index)) from None
     memory_obj = agent_memory(crew, manager)
@@ -152,6 +153,7 @@ def _task_nodes(
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")
+    add_reasoning(graph, crew, task, manager, step)
     add_tool_templates(graph, key, step.id, tools)
     final = add_output_chain(graph, task, key, name, step, memory_obj)
     first = recall_id or step.id

@@ -42,17 +42,32 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
                 )
             elif ctx_task.id == task.id:
                 problems.append((label, f"{label} lists itself in its context"))
+        problems.extend((label, f"{label}: {p}") for p in _file_problems(crew, task))
         if inputs is not None:
             texts = [task.description, task.expected_output, task.output_file or ""]
             if task.agent is not None:
                 texts += [task.agent.role, task.agent.goal, task.agent.backstory]
-            missing = sorted({m for text in texts for m in missing_placeholders(text, inputs)})
+            provided = {**dict.fromkeys(task.input_files), **inputs}  # a file's name is provided by the file
+            missing = sorted({m for text in texts for m in missing_placeholders(text, provided)})
             if missing:
                 names = ", ".join("{" + m + "}" for m in missing)
                 problems.append((label, f"{label} uses {names} but the kickoff inputs do not provide it"))
     problems.extend(_tool_problems(crew, tasks))
     if problems:
         _raise(problems)
+
+
+def _file_problems(crew: Any, task: Task) -> list[str]:
+    """What is wrong with the task's ``input_files`` (missing, unsupported, or binary for an
+    agent that is not multimodal)."""
+    if not task.input_files:
+        return []
+    from crewgraph._internal.input_files import file_problem
+
+    agent = task.agent if task.agent is not None else getattr(crew, "manager_agent", None)
+    multimodal = bool(getattr(agent, "multimodal", False))
+    found = (file_problem(name, source, multimodal=multimodal) for name, source in task.input_files.items())
+    return [p for p in found if p]
 
 
 def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]:

@@ -62,6 +62,11 @@ if TYPE_CHECKING:
         NodeSkippedEvent,
         NodeStartedEvent,
     )
+    from crewgraph.events.reasoning_events import (
+        AgentReasoningCompletedEvent,
+        AgentReasoningFailedEvent,
+        AgentReasoningStartedEvent,
+    )
     from crewgraph.events.tool_events import (
         ToolFailureDetectedEvent,
         ToolUsageErrorEvent,
@@ -73,6 +78,9 @@ _EXPORTS = {
     "AgentExecutionCompletedEvent": "crewgraph.events.agent_events",
     "AgentExecutionErrorEvent": "crewgraph.events.agent_events",
     "AgentExecutionStartedEvent": "crewgraph.events.agent_events",
+    "AgentReasoningCompletedEvent": "crewgraph.events.reasoning_events",
+    "AgentReasoningFailedEvent": "crewgraph.events.reasoning_events",
+    "AgentReasoningStartedEvent": "crewgraph.events.reasoning_events",
     "BaseEvent": "crewgraph.events.base",
     "BaseEventListener": "crewgraph.events.base_event_listener",
     "CrewGraphEventsBus": "crewgraph.events.bus",
@@ -120,6 +128,9 @@ __all__ = [
     "AgentExecutionCompletedEvent",
     "AgentExecutionErrorEvent",
     "AgentExecutionStartedEvent",
+    "AgentReasoningCompletedEvent",
+    "AgentReasoningFailedEvent",
+    "AgentReasoningStartedEvent",
     "BaseEvent",
     "BaseEventListener",
     "CrewGraphEventsBus",

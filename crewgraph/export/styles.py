@@ -41,6 +41,7 @@ KIND_STYLES: dict[str, KindStyle] = {
     "router": KindStyle("diamond", "#f8d7da"),
     "join": KindStyle("circle", "#dee2e6"),
     "planning": KindStyle("note", "#fde2e4"),
+    "reasoning": KindStyle("note", "#fcefd4"),
     "llm": KindStyle("component", "#e7f5ff"),
 }
 DEFAULT_KIND_STYLE = KindStyle("box", "#ffffff")

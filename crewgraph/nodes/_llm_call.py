@@ -51,12 +51,14 @@ async def call_llm(
     response_model: type[BaseModel] | None = None,
     rpm_keys: tuple[str, ...] = (),
     stream: ChunkForwarder | None = None,
+    options: dict[str, Any] | None = None,
 ) -> LLMResponse:
     """Wait for every rate limiter in ``rpm_keys``, then call the model with events.
 
     With ``stream`` (see :func:`crewgraph.nodes._stream.chunk_forwarder`) the
     model is asked to stream and each delta is forwarded as it arrives;
-    structured calls are never streamed.
+    structured calls are never streamed. ``options`` are request parameters for this call
+    (an agent's ``max_tokens``).
     """
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
@@ -72,7 +74,9 @@ async def call_llm(
     )
     start = time.perf_counter()
     streaming = stream is not None and response_model is None
-    extra = {"on_chunk": stream} if streaming else {}
+    extra: dict[str, Any] = dict(options or {})
+    if streaming:
+        extra["on_chunk"] = stream
     try:
         reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit, **extra)
     except Exception as exc:

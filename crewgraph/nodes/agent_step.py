@@ -23,6 +23,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 from crewgraph._internal.interpolate import interpolate
@@ -35,6 +36,7 @@ from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
+from crewgraph.nodes import _context_window as window
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
 from crewgraph.nodes._context import context_entry, prefix_context
@@ -73,6 +75,10 @@ class _Loop:
     """``time.monotonic()`` by which the whole task must be done (``max_execution_time``)."""
     asked_again: bool = False
     """The model already gave an empty final answer and was asked for a real one."""
+    compressions: int = 0
+    """How often the conversation was shortened to fit the model's context window."""
+    overflowed: bool = False
+    """A server already refused this conversation as too long (it is shortened once)."""
     call_formats: dict[str, int] = field(default_factory=dict)
     """How many tool calls the model wrote in each text format (``react``, ``hermes``...)."""
 
@@ -114,6 +120,16 @@ class AgentStepNode(Node):
     """For a redo: the original system and task prompt, reused as they were."""
     human_input: bool = False
     step_callbacks: tuple[Callable[..., Any], ...] = ()
+    max_tokens: int | None = None
+    """The agent's ``max_tokens``: sent with each of its model calls."""
+    date_format: str | None = None
+    """With the agent's ``inject_date``: today's date in this format goes into the task prompt."""
+    reasoning_node: str | None = None
+    """The ``reasoning`` node whose output (the agent's plan) goes into the task prompt."""
+    respect_context_window: bool = True
+    """Summarise or trim the oldest turns when the conversation would overflow the model."""
+    input_files: tuple[tuple[str, str], ...] = ()
+    """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
 
     async def run(self, ctx: NodeContext) -> NodeResult:
@@ -142,17 +158,22 @@ class AgentStepNode(Node):
             stream = chunk_forwarder(
                 ctx, model=llm.model, task_name=self.task_name, agent_role=interpolate(self.agent_role, ctx.inputs)
             )
-        messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
+        if self.respect_context_window:
+            step_usage = step_usage.add(await self._fit_window(ctx, llm, loop, specs))
         try:
-            reply = await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream)
+            reply = await self._call(ctx, llm, loop, specs, stream)
         except Exception as exc:
-            if not specs or not text_tools.is_tools_unsupported(exc, llm):
+            if window.is_context_overflow(exc):
+                step_usage = step_usage.add(await self._overflowed(ctx, llm, loop, specs, exc))
+                reply = await self._call(ctx, llm, loop, specs, stream)
+            elif not specs or not text_tools.is_tools_unsupported(exc, llm):
                 raise
-            # The server refuses tools: switch this step (and later ones on this model) to text.
-            text_tools.remember_text_only(ctx.state.extras, llm)
-            self._text_mode(loop)
-            specs = None
-            reply = await call_llm(ctx, llm, loop.messages, tools=None, rpm_keys=self.rpm_keys, stream=stream)
+            else:
+                # The server refuses tools: switch this step (and later ones on this model) to text.
+                text_tools.remember_text_only(ctx.state.extras, llm)
+                self._text_mode(loop)
+                specs = None
+                reply = await self._call(ctx, llm, loop, None, stream)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
         self._callbacks(reply)
@@ -186,6 +207,63 @@ class AgentStepNode(Node):
             answer = reply.parsed.model_dump_json()
         loop.messages.append({"role": "assistant", "content": answer})
         return await self._answered(ctx, loop, answer, step_usage)
+
+    async def _call(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None, stream: Any) -> Any:
+        messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
+        options = {"max_tokens": self.max_tokens} if self.max_tokens else None
+        return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options)
+
+    # ------------------------------------------------------------------ context window
+    async def _fit_window(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None,
+                          budget: int | None = None) -> UsageMetrics:
+        """Before a turn: make the conversation fit the model's window (when it reports one)."""
+        if budget is None:
+            size = window.context_window_of(llm)
+            if size is None:
+                return UsageMetrics()
+            budget = int(size * window.USABLE_FRACTION) - sum(len(str(s)) // 4 for s in specs or ())
+        used = UsageMetrics()
+
+        async def summarize(text: str) -> str:
+            nonlocal used
+            own = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
+            prompt = [{"role": "system", "content": window.SUMMARY_PROMPT}, {"role": "user", "content": text}]
+            reply = await call_llm(ctx, own, prompt, rpm_keys=self.rpm_keys)
+            used = used.add(reply.usage)
+            return reply.content or ""
+
+        fitted = await window.fit_messages(loop.messages, max(budget, 256), summarize)
+        if fitted is not None:
+            before = window.estimate_tokens(loop.messages)
+            loop.messages = fitted
+            loop.compressions += 1
+            import logging
+
+            logging.getLogger("crewgraph.agent").info(
+                "task %r: conversation of ~%d tokens shortened to ~%d to fit the model's context window",
+                self.task_name, before, window.estimate_tokens(fitted),
+            )
+        loop.usage = loop.usage.add(used)
+        return used
+
+    async def _overflowed(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None,
+                          exc: BaseException) -> UsageMetrics:
+        """The server said the conversation is longer than its window: shorten it once (with
+        ``respect_context_window``), else a final error naming the agent, the task and the fix."""
+        size = window.estimate_tokens(loop.messages)
+        if not self.respect_context_window or loop.overflowed:
+            why = ("even after shortening it" if loop.overflowed
+                   else "and respect_context_window=False; set it to True to summarise older turns")
+            err = LLMError(
+                f"Agent {self.agent_role!r} on task {self.task_name!r}: the conversation (~{size} tokens) "
+                f"exceeds the context window of model {getattr(llm, 'model', '?')!r} {why}: {exc}"
+            )
+            err.retryable = False
+            raise err from exc
+        loop.overflowed = True
+        known = window.context_window_of(llm)
+        budget = int(known * window.USABLE_FRACTION * 0.8) if known else int(size * 0.6)
+        return await self._fit_window(ctx, llm, loop, specs, budget=budget)
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
         """The model gave its final answer (already in ``loop.messages``): ask the human, if the
@@ -332,7 +410,7 @@ class AgentStepNode(Node):
             AgentExecutionStartedEvent(
                 agent_role=self.agent_role,
                 task_name=self.task_name,
-                task_prompt=messages[1]["content"],
+                task_prompt=_text_of(messages[1]["content"]),
                 tools=[getattr(t, "name", str(t)) for t in self.tools],
             )
         )
@@ -346,6 +424,22 @@ class AgentStepNode(Node):
 
     def _first_messages(self, ctx: NodeContext, context: str) -> list[dict[str, Any]]:
         memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""
+        prompt = task_prompt(
+            self._description(ctx),
+            interpolate(self.expected_output, ctx.inputs),
+            context=context,
+            memories=memories,
+            plan=self.plan or self._planned(ctx),
+            output_schema=self.output_schema,
+            has_tools=bool(self.tools),
+        )
+        content: Any = prompt
+        if self.input_files:
+            from crewgraph._internal.input_files import content_parts
+
+            text, parts = content_parts(list(self.input_files))
+            prompt = f"{prompt}\n\n{text}" if text else prompt
+            content = [{"type": "text", "text": prompt}, *parts] if parts else prompt
         return [
             {
                 "role": "system",
@@ -356,19 +450,21 @@ class AgentStepNode(Node):
                     self.system_template,
                 ),
             },
-            {
-                "role": "user",
-                "content": task_prompt(
-                    interpolate(self.description, ctx.inputs),
-                    interpolate(self.expected_output, ctx.inputs),
-                    context=context,
-                    memories=memories,
-                    plan=self.plan or self._planned(ctx),
-                    output_schema=self.output_schema,
-                    has_tools=bool(self.tools),
-                ),
-            },
+            {"role": "user", "content": content},
         ]
+
+    def _description(self, ctx: NodeContext) -> str:
+        """The task description as the agent reads it: inputs (and file names) filled in, then
+        today's date (``inject_date``) and the agent's reasoning plan, as CrewAI appends them."""
+        files = {name: f"the file {name!r} ({source.rsplit('/', 1)[-1]})" for name, source in self.input_files}
+        text = interpolate(self.description, {**ctx.inputs, **files})
+        if self.date_format:
+            text += f"\n\nCurrent Date: {datetime.now().strftime(self.date_format)}"
+        if self.reasoning_node is not None:
+            plan = ctx.upstream.get(self.reasoning_node)
+            if isinstance(plan, str) and plan.strip():
+                text += f"\n\nReasoning Plan:\n{plan.strip()}"
+        return text
 
     def _planned(self, ctx: NodeContext) -> str:
         """This task's plan from the planning node (or, for a redo spawned later, the run state)."""
@@ -490,6 +586,7 @@ class AgentStepNode(Node):
             output=output,
             usage=usage,
             info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
+                  **({"context_compressions": loop.compressions} if loop.compressions else {}),
                   **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {})},
         )
 
@@ -498,3 +595,10 @@ class AgentStepNode(Node):
         d.update(task=self.task_name, agent=self.agent_role, max_iter=self.max_iter,
                  tools=[getattr(t, "name", str(t)) for t in self.tools])
         return d
+
+
+def _text_of(content: Any) -> str:
+    """A message's text (the text parts of a multimodal message)."""
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return str(content or "")

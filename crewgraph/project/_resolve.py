@@ -11,7 +11,6 @@ the line and the key, instead of deep inside a run.
 from __future__ import annotations
 
 import difflib
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from crewgraph.errors import ConfigurationError
 from crewgraph.project._members import marked_members
 from crewgraph.project._yaml import ConfigFile
+from crewgraph.spec._unsupported import UNSUPPORTED
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.task import Task
 
@@ -30,20 +30,11 @@ class ProjectConfigWarning(UserWarning):
     """A YAML key CrewAI knows but crewgraph does not use; it is ignored."""
 
 
-_AGENT_KEYS = (set(Agent.model_fields) - {"id"}) | {"cache_handler"}
-_TASK_KEYS = (set(Task.model_fields) - {"id"}) | {"callbacks"}
+# CrewAI fields crewgraph does not implement go through to the model, which drops them when
+# left at CrewAI's default and rejects them, naming the field, when set (spec/_unsupported.py).
+_AGENT_KEYS = (set(Agent.model_fields) - {"id"}) | {"cache_handler"} | set(UNSUPPORTED["Agent"])
+_TASK_KEYS = (set(Task.model_fields) - {"id"}) | {"callbacks"} | set(UNSUPPORTED["Task"])
 _TASK_RENAMED = {"max_retries": "guardrail_max_retries"}
-# Keys valid in CrewAI configs that have no crewgraph equivalent: dropped with a warning,
-# so a ported project runs; anything else unknown is a typo and fails with its line.
-_CREWAI_ONLY = {
-    "agent": {
-        "allow_code_execution", "apps", "code_execution_mode", "date_format", "embedder",
-        "inject_date", "knowledge_config", "knowledge_sources", "max_reasoning_attempts",
-        "max_tokens", "mcps", "multimodal", "prompt_template", "reasoning",
-        "respect_context_window", "response_template", "security_config", "use_system_prompt",
-    },
-    "task": {"allow_crewai_trigger_context", "converter_cls", "security_config"},
-}
 
 
 def build(owner: Any, method: str, config: ConfigFile | None) -> Any:
@@ -57,6 +48,8 @@ def build(owner: Any, method: str, config: ConfigFile | None) -> Any:
         err = exc.errors()[0]
         loc = [str(p) for p in err.get("loc", ())]
         key = loc[0] if loc and loc[0] in config.data[method] else None
+        if key is None:  # a model-level error naming one field (an unsupported CrewAI field)
+            key = next((k for k in config.data[method] if f".{k} is a CrewAI field" in err["msg"]), None)
         detail = ".".join(loc) + ": " if loc else ""
         extra = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise config.error(method, key, f"invalid {config.kind}: {detail}{err['msg']}{extra}") from None
@@ -68,15 +61,6 @@ def _check_keys(config: ConfigFile, name: str, entry: dict[str, Any], allowed: s
             continue
         if config.kind == "task" and key in _TASK_RENAMED:
             entry.setdefault(_TASK_RENAMED[key], entry.pop(key))
-            continue
-        if key in _CREWAI_ONLY[config.kind]:
-            entry.pop(key)
-            warnings.warn(
-                f"{config.where(name, key)}: {config.kind} {name!r}: {key!r} is a CrewAI option "
-                "crewgraph does not support; it is ignored",
-                ProjectConfigWarning,
-                stacklevel=5,
-            )
             continue
         close = difflib.get_close_matches(key, sorted(allowed), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""

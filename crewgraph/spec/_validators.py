@@ -6,7 +6,18 @@ import inspect
 from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
-__all__ = ["check_guardrail", "check_llm", "check_policy", "check_tools", "merge_config"]
+__all__ = [
+    "check_guardrail",
+    "check_input_files",
+    "check_llm",
+    "check_output_file",
+    "check_policy",
+    "check_tools",
+    "merge_config",
+]
+
+_SHELL_CHARS = frozenset("|&;<>`$\n\r\x00")
+"""Characters with a meaning to a shell: an output_file holding one is a mistake or an attack."""
 
 
 def check_tools(value: Any) -> list[Any]:
@@ -151,3 +162,39 @@ def merge_config(data: Any, what: str) -> Any:
     if not isinstance(config, dict):
         raise ValueError(f"config must be a dict of {what} fields, got {type(config).__name__}")
     return {**config, **{k: v for k, v in data.items() if v is not None}}
+
+
+def check_output_file(value: str | None) -> str | None:
+    """An output file path: a file (not a folder), no ``..`` component (it must not climb out of
+    where the crew writes), no shell metacharacters and no ``~`` expansion. ``{placeholders}``
+    are allowed; the path they produce is checked again when the inputs fill them."""
+    if value is None:
+        return None
+    if not value.strip() or value.endswith(("/", "\\")):
+        raise ValueError("output_file must name a file, not a folder")
+    if ".." in value.replace("\\", "/").split("/"):
+        raise ValueError(f"output_file {value!r} climbs out of its folder with '..' (path traversal is refused)")
+    bad = sorted({c for c in value if c in _SHELL_CHARS})
+    if bad or value.startswith("~"):
+        shown = ", ".join(repr(c) for c in bad) or "'~'"
+        raise ValueError(f"output_file {value!r} contains shell metacharacters ({shown}); use a plain file path")
+    return value
+
+
+def check_input_files(value: Any) -> dict[str, Any]:
+    """``input_files``: names (identifiers, as ``{name}`` in the description) to a path or URL."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"input_files must be a dict of name -> file path, got {type(value).__name__}")
+    from crewgraph._internal.input_files import source_of
+
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"input_files: {name!r} is not a valid file name (use letters, digits and _)")
+        try:
+            out[name] = source_of(item)
+        except ValueError as exc:
+            raise ValueError(f"input_files[{name!r}]: {exc}") from exc
+    return out

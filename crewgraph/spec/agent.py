@@ -9,10 +9,21 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
-from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    UUID4,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
+from crewgraph.spec._dump import named_for_json, tools_for_json
+from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import check_llm, check_policy, check_tools, merge_config
 
 __all__ = ["Agent"]
@@ -41,11 +52,52 @@ class Agent(BaseModel):
     tool_failure_policy: Any = None
     step_callback: Callable[..., Any] | None = None
     system_template: str | None = None
+    max_tokens: int | None = Field(default=None, ge=1, description="Most tokens per reply of this agent's model")
+    reasoning: bool = Field(default=False, description="Plan the task (a reasoning node) before working on it")
+    max_reasoning_attempts: int | None = Field(
+        default=None, ge=1, description="Most plan refinements; None: until the plan is ready (at most 5)"
+    )
+    inject_date: bool = Field(default=False, description="Tell the agent today's date in each task prompt")
+    date_format: str = Field(default="%Y-%m-%d", min_length=1)
+    respect_context_window: bool = Field(
+        default=True, description="Summarise or trim the oldest conversation instead of overflowing the model"
+    )
+    allow_code_execution: bool = Field(default=False, description="Give the agent CodeInterpreterTool")
+    code_execution_mode: Literal["safe", "unsafe"] = "safe"
+    multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
 
     @model_validator(mode="before")
     @classmethod
     def _merge_config(cls, data: Any) -> Any:
-        return merge_config(data, "Agent")
+        return reject_unsupported(merge_config(data, "Agent"), "Agent", cls.model_fields)
+
+    @field_serializer("tools", when_used="json")
+    def _tools_json(self, tools: list[Any]) -> list[Any]:
+        return tools_for_json(tools, f"Agent {self.role!r}")
+
+    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", when_used="json")
+    def _name_objects(self, value: Any) -> Any:
+        return named_for_json(value, f"Agent {self.role!r}")
+
+    @field_validator("date_format")
+    @classmethod
+    def _valid_date_format(cls, v: str) -> str:
+        try:
+            datetime(2025, 5, 21).strftime(v)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"date_format {v!r} is not a strftime format: {exc}") from exc
+        return v
+
+    @model_validator(mode="after")
+    def _code_execution_sandbox(self) -> Agent:
+        if self.allow_code_execution and self.code_execution_mode == "safe":
+            raise ValueError(
+                "allow_code_execution=True with code_execution_mode='safe' asks for CrewAI's Docker "
+                "sandbox, which crewgraph does not have. Set code_execution_mode='unsafe' to run the "
+                "agent's code in a separate Python process (a timeout and a scratch directory, but NOT "
+                "a sandbox: it runs as you), or run the whole crew in a container"
+            )
+        return self
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_llm = field_validator("llm", "function_calling_llm", mode="before")(

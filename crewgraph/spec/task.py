@@ -7,10 +7,28 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    UUID4,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from crewgraph._internal.interpolate import placeholder_names
-from crewgraph.spec._validators import check_guardrail, check_policy, check_tools, merge_config
+from crewgraph.spec._dump import named_for_json, tools_for_json
+from crewgraph.spec._unsupported import reject_unsupported
+from crewgraph.spec._validators import (
+    check_guardrail,
+    check_input_files,
+    check_output_file,
+    check_policy,
+    check_tools,
+    merge_config,
+)
 from crewgraph.spec.agent import Agent
 
 __all__ = ["Task"]
@@ -45,11 +63,47 @@ class Task(BaseModel):
     guardrail_max_retries: int = Field(default=3, ge=0)
     callback: Callable[..., Any] | None = None
     tool_failure_policy: Any = None
+    _tools_from_agent: bool = PrivateAttr(default=False)
+    input_files: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Files for this task by name: a path or an image URL; {name} in the description names it",
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _merge_config(cls, data: Any) -> Any:
-        return merge_config(data, "Task")
+        data = reject_unsupported(merge_config(data, "Task"), "Task", cls.model_fields)
+        if isinstance(data, dict) and data.get("max_retries") is not None:
+            import warnings
+
+            warnings.warn(
+                "Task(max_retries=...) is deprecated (as in CrewAI): use guardrail_max_retries",
+                DeprecationWarning,
+                stacklevel=4,
+            )
+            data = dict(data)
+            retries = data.pop("max_retries")
+            data.setdefault("guardrail_max_retries", retries)
+        elif isinstance(data, dict) and "max_retries" in data:
+            data = {k: v for k, v in data.items() if k != "max_retries"}
+        return data
+
+    _validate_input_files = field_validator("input_files", mode="before")(
+        classmethod(lambda cls, v: check_input_files(v))
+    )
+
+    @field_serializer("tools", when_used="json")
+    def _tools_json(self, tools: list[Any]) -> list[Any]:
+        return tools_for_json(tools, f"Task {self.display_name()!r}")
+
+    @field_serializer("guardrail", "guardrails", "callback", when_used="json")
+    def _name_callables(self, value: Any) -> Any:
+        return named_for_json(value, f"Task {self.display_name()!r}")
+
+    @field_serializer("output_json", "output_pydantic", "response_model", when_used="json")
+    def _name_models(self, value: type[BaseModel] | None) -> str | None:
+        """A model class is named by ``module:qualname`` (that names it fully: no warning)."""
+        return None if value is None else f"{value.__module__}:{value.__qualname__}"
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
 
@@ -73,15 +127,26 @@ class Task(BaseModel):
     @field_validator("output_file")
     @classmethod
     def _validate_output_file(cls, v: str | None) -> str | None:
-        if v is not None and (not v.strip() or v.endswith(("/", "\\"))):
-            raise ValueError("output_file must name a file, not a folder")
-        return v
+        return check_output_file(v)
 
     @model_validator(mode="after")
     def _one_output_format(self) -> Task:
         if self.output_json is not None and self.output_pydantic is not None:
             raise ValueError("set only one of output_json and output_pydantic")
         return self
+
+    @model_validator(mode="after")
+    def _agent_tools_by_default(self) -> Task:
+        """A task that names no tools uses its agent's, as in CrewAI (``task.tools`` shows them)."""
+        if not self.tools and self.agent is not None and self.agent.tools:
+            self.__dict__["tools"] = list(self.agent.tools)  # no re-validation: they are the agent's, checked
+            self._tools_from_agent = True
+        return self
+
+    @property
+    def own_tools(self) -> list[Any]:
+        """The tools this task names itself (not the ones it took from its agent)."""
+        return [] if self._tools_from_agent else list(self.tools)
 
     # --- helpers used by the compiler ----------------------------------------
     @property
@@ -97,11 +162,12 @@ class Task(BaseModel):
         return self.output_pydantic or self.output_json or self.response_model
 
     def placeholders(self) -> set[str]:
-        """Names of ``{placeholders}`` in the description, expected output and output file."""
+        """Names of ``{placeholders}`` in the description, expected output and output file that
+        the kickoff inputs must provide (an input file's name is provided by the file)."""
         found: set[str] = set()
         for text in (self.description, self.expected_output, self.output_file or ""):
             found.update(placeholder_names(text))
-        return found
+        return found - set(self.input_files)
 
     def display_name(self) -> str:
         if self.name:
@@ -114,7 +180,17 @@ class Task(BaseModel):
             return None
         from crewgraph._internal.interpolate import interpolate
 
-        return Path(interpolate(self.output_file, inputs))
+        path = interpolate(self.output_file, inputs)
+        if path != self.output_file:  # an input may carry what the definition could not
+            try:
+                check_output_file(path)
+            except ValueError as exc:
+                from crewgraph.errors import ConfigurationError
+
+                raise ConfigurationError(
+                    f"task {self.display_name()!r}: output_file {path!r} (filled from the inputs): {exc}"
+                ) from exc
+        return Path(path)
 
     def __hash__(self) -> int:
         return hash(self.id)

@@ -248,7 +248,7 @@ def test_crew_on_a_text_model_records_tool_nodes_and_caches() -> None:
     llm = FakeLLM([action("Multiply", {"a": 6, "b": 7}), action("Multiply", {"a": 6, "b": 7}), "Final Answer: 42"],
                   function_calling=False)
     agent = Agent(role="Calc", goal="multiply", tools=[multiply], llm=llm)
-    out = Crew(agents=[agent], tasks=[Task(description="6*7", expected_output="n", agent=agent)]).kickoff()
+    out = Crew(agents=[agent], tasks=[Task(description="6*7", expected_output="n", agent=agent)], cache=True).kickoff()
     assert out.raw == "42"
     assert multiplied == [42]  # the second, identical call came from the cache
     tool_records = [r for r in out.graph.records() if r.kind == "tool" and r.parent == "t1_6_7.agent"]

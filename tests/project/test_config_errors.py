@@ -10,7 +10,6 @@ import pytest
 from _project_files import AGENTS, TASKS
 
 from crewgraph.errors import ConfigurationError
-from crewgraph.project import ProjectConfigWarning
 
 MakeProject = Callable[..., ModuleType]
 
@@ -79,11 +78,17 @@ def test_missing_entry_names_the_file(make_project: MakeProject) -> None:
         mod.ResearchCrew().crew()
 
 
-def test_crewai_only_keys_warn_and_are_dropped(make_project: MakeProject) -> None:
-    agents = AGENTS + "  allow_code_execution: true\n"
+def test_crewai_fields_work_or_are_rejected_at_their_line(make_project: MakeProject) -> None:
+    # Implemented CrewAI fields are taken; unsupported ones left at CrewAI's default are dropped.
+    agents = AGENTS + "  reasoning: true\n  inject_date: true\n  use_system_prompt: true\n  apps: []\n"
     tasks = TASKS + "  max_retries: 5\n"
-    mod = make_project(agents=agents, tasks=tasks)
-    with pytest.warns(ProjectConfigWarning, match=r"agents\.yaml:10: agent 'writer': 'allow_code_execution'"):
-        proj = mod.ResearchCrew()
+    proj = make_project(agents=agents, tasks=tasks).ResearchCrew()
     c = proj.crew()
     assert c.tasks[1].guardrail_max_retries == 5  # CrewAI's old name is mapped
+    assert c.tasks[1].agent is not None and c.tasks[1].agent.reasoning and c.tasks[1].agent.inject_date
+    # An unsupported field that asks for something is an error naming it, at its line.
+    msg = error_of(make_project, agents=AGENTS + "  prompt_template: '{{ .Prompt }}'\n")
+    assert "agents.yaml:10: agent 'writer', key 'prompt_template'" in msg
+    assert "Agent.prompt_template is a CrewAI field crewgraph does not support" in msg
+    msg = error_of(make_project, agents=AGENTS + "  allow_code_execution: true\n")
+    assert "agents.yaml:6: agent 'writer'" in msg and "code_execution_mode='unsafe'" in msg

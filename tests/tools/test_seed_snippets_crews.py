@@ -127,7 +127,7 @@ def test_custom_cache_function_in_a_crew(fake_llm: Any, need: Need) -> None:
         llm=llm,
     )
     task = spec.Task(description="Write a lesson on 2x3 and 3x3.", expected_output="A lesson.", agent=writer1)
-    result = crew_module.Crew(agents=[writer1], tasks=[task]).kickoff()
+    result = crew_module.Crew(agents=[writer1], tasks=[task], cache=True).kickoff()
     assert result.raw == "2 x 3 = 6 and 3 x 3 = 9"
     # 6 is cached (even), so only 3 of the 4 calls actually ran the function
     assert multiplication_tool.current_usage_count == 3

@@ -1,0 +1,118 @@
+"""CrewAI fields crewgraph does not implement, and the error that says so.
+
+A porting user's definitions may set any field of CrewAI's ``Agent``, ``Task``
+or ``Crew``. A field crewgraph does not implement must not be accepted and
+silently ignored: setting it raises a ``ValueError`` (a pydantic
+``ValidationError`` from the model) that names the field and says why. Left at
+CrewAI's default (``None``, ``False``, an empty list...), as YAML files and
+generated templates often do, it is dropped quietly, because it asks for
+nothing. A field that a model declares itself is never in the way: the model
+field wins, so implementing one means adding the field, not editing this table.
+docs/porting.md lists the same fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["UNSUPPORTED", "reject_unsupported"]
+
+_PLATFORM = "a CrewAI AMP / platform feature"
+_EXECUTOR = "a CrewAI executor internal; crewgraph's engine does this itself"
+_RUN_STATE = "run state in CrewAI, not a definition; crewgraph reports it in TaskOutput and the run graph"
+_TEMPLATES = "raw prompt templates do not apply: crewgraph sends role-tagged chat messages (use system_template)"
+
+UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
+    # field -> (the values that ask for nothing, when not None/False/0/empty; why it is not supported)
+    "Agent": {
+        "prompt_template": ((), _TEMPLATES),
+        "response_template": ((), _TEMPLATES),
+        "use_system_prompt": ((True,), "every crewgraph agent sends a system prompt"),
+        "apps": ((), _PLATFORM),
+        "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
+        "from_repository": ((), _PLATFORM),
+        "security_config": ((), "fingerprinting / security config is not supported"),
+        "skills": ((), "agent skills are not supported"),
+        "callbacks": ((), "use step_callback, or subscribe to events on crewgraph_event_bus"),
+        "agent_executor": ((), _EXECUTOR),
+        "executor_class": ((), _EXECUTOR),
+        "tools_handler": ((), _EXECUTOR),
+        "cache_handler": ((), _EXECUTOR),
+        "crew": ((), _EXECUTOR),
+        "i18n": ((), "prompt translations are not supported"),
+        "knowledge_storage": ((), "custom knowledge storage is not supported"),
+        "adapted_agent": ((), _EXECUTOR),
+        "agent_knowledge_context": ((), _EXECUTOR),
+        "crew_knowledge_context": ((), _EXECUTOR),
+        "knowledge_search_query": ((), _EXECUTOR),
+        "tools_results": ((), _RUN_STATE),
+        "knowledge": ((), "pass knowledge_sources instead of a built Knowledge object"),
+        "planning_config": ((), "use reasoning=True and max_reasoning_attempts"),
+        # Fields other work may implement: declared fields win over these entries.
+        "knowledge_sources": ((), "knowledge sources are not supported yet"),
+        "knowledge_config": ((), "knowledge sources are not supported yet"),
+        "embedder": ((), "a per-agent embedder is not supported yet; set the crew's embedder"),
+        "mcps": ((), "MCP servers are not supported yet"),
+        "guardrail": ((), "agent guardrails are not supported yet; set the task's guardrail"),
+        "guardrail_max_retries": ((3,), "agent guardrails are not supported yet; set the task's guardrail"),
+    },
+    "Task": {
+        "converter_cls": ((), "structured output goes through instructor; a converter class does not apply"),
+        "security_config": ((), "fingerprinting / security config is not supported"),
+        "allow_crewai_trigger_context": ((), _PLATFORM),
+        "prompt_context": ((), _EXECUTOR),
+        "i18n": ((), "prompt translations are not supported"),
+        "output": ((), _RUN_STATE),
+        "used_tools": ((0,), _RUN_STATE),
+        "tools_errors": ((0,), _RUN_STATE),
+        "delegations": ((0,), _RUN_STATE),
+        "processed_by_agents": ((), _RUN_STATE),
+        "retry_count": ((0,), _RUN_STATE),
+        "start_time": ((), _RUN_STATE),
+        "end_time": ((), _RUN_STATE),
+    },
+    "Crew": {
+        "chat_llm": ((), "crewgraph has no `crewai chat` conversational mode"),
+        "share_crew": ((), "crewgraph sends no telemetry or crew data anywhere"),
+        "prompt_file": ((), "prompt translation files are not supported"),
+        "security_config": ((), "fingerprinting / security config is not supported"),
+        "tracing": ((), "hosted tracing is not supported; subscribe to crewgraph_event_bus instead"),
+        "task_execution_output_json_files": ((), _RUN_STATE),
+        "execution_logs": ((), _RUN_STATE),
+        "token_usage": ((), _RUN_STATE),
+        "knowledge": ((), "pass knowledge_sources instead of a built Knowledge object"),
+        "config": ((), "build the crew from @CrewBase and its YAML files instead of a config dict"),
+        "function_calling_llm": ((), "a crew-wide function_calling_llm is not supported yet; set it per agent"),
+        "knowledge_sources": ((), "knowledge sources are not supported yet"),
+    },
+}
+
+
+def _asks_for_nothing(value: Any, defaults: tuple[Any, ...]) -> bool:
+    if value is None:
+        return True
+    if defaults:
+        return any(value == d and type(value) is type(d) for d in defaults)
+    return value is False or (isinstance(value, list | tuple | dict | set | str) and not value)
+
+
+def reject_unsupported(data: Any, what: str, declared: Any) -> Any:
+    """``data`` (a model's input dict) without CrewAI fields left at their default; raises
+    ``ValueError`` naming the first unsupported field that is set. ``declared`` is the
+    model's ``model_fields``: a field the model declares is never touched."""
+    if not isinstance(data, dict):
+        return data
+    table = UNSUPPORTED[what]
+    found = [k for k in data if k in table and k not in declared]
+    if not found:
+        return data
+    data = dict(data)
+    for name in found:
+        defaults, why = table[name]
+        if not _asks_for_nothing(data[name], defaults):
+            raise ValueError(
+                f"{what}.{name} is a CrewAI field crewgraph does not support ({why}); "
+                f"remove it (see docs/porting.md)"
+            )
+        del data[name]
+    return data
