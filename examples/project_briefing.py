@@ -7,10 +7,10 @@ nodes), one gathers size and docstring statistics; a writer turns both into
 executed run as Graphviz pictures and the run as JSON.
 
 With no API key it runs on a small offline stand-in model (examples/_offline_model.py).
-Point it at a real model with one of:
+Point it at a real model with the variables crewgraph reads everywhere (README, "Real models"):
     export OPENAI_API_KEY=sk-...                      # OpenAI (CREWGRAPH_MODEL=gpt-4o-mini by default)
-    export OPENAI_BASE_URL=http://localhost:11434/v1  # Ollama, vLLM, llama.cpp, LM Studio...
-    export CREWGRAPH_MODEL=llama3.2                   # the model name the server knows
+    export CREWGRAPH_MODEL=ollama/qwen2.5-coder:1.5b  # or a provider prefix: groq/..., anthropic/...
+    export OPENAI_BASE_URL=http://localhost:8080/v1   # or any OpenAI-compatible server (llama.cpp, vLLM...)
 
 Usage: python examples/project_briefing.py [FOLDER] [--out DIR] [--verbose]
 """
@@ -28,6 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from crewgraph import LLM, Agent, BaseLLM, Crew, CrewOutput, Process, Task, TaskOutput
+from crewgraph.llm.settings import MODEL_ENVS, default_llm, load_dotenv_file
 from crewgraph.toolkit import DirectoryReadTool
 from crewgraph.tools import BaseTool, tool
 
@@ -89,14 +90,28 @@ def has_sections(output: TaskOutput) -> tuple[bool, Any]:
     return False, "Write the briefing in markdown with at least three '## ' section headings."
 
 
+REAL_MODEL_ENVS = ("CREWGRAPH_LLM", *MODEL_ENVS, "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE",
+                   "BASE_URL", "API_BASE")
+"""Any of these set means "use a real model"; none set, the offline stand-in runs."""
+
+
 def choose_model() -> tuple[BaseLLM, str]:
-    model = os.environ.get("CREWGRAPH_MODEL", "gpt-4o-mini")
-    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
-        where = os.environ.get("OPENAI_BASE_URL", "OpenAI")
-        return LLM(model=model, temperature=0.2), f"{model} at {where}"
+    """The model the library would use (same variables as `crewgraph run`), else the offline stand-in.
+
+    ``CREWGRAPH_LLM`` wins (as ``--llm`` does for ``crewgraph run``; ``fake`` picks the stand-in),
+    then the default model of ``crewgraph.llm.settings``: ``CREWGRAPH_MODEL``/``MODEL``/
+    ``OPENAI_MODEL_NAME`` on ``BASE_URL``/``OPENAI_BASE_URL``. Timeouts, max_tokens and retries come
+    from ``CREWGRAPH_LLM_TIMEOUT``, ``CREWGRAPH_LLM_IDLE_TIMEOUT``, ``CREWGRAPH_LLM_MAX_TOKENS``...
+    """
+    load_dotenv_file(Path.cwd())
+    spec = os.environ.get("CREWGRAPH_LLM", "").strip()
+    if spec.lower() != "fake" and any(os.environ.get(name, "").strip() for name in REAL_MODEL_ENVS):
+        llm = LLM(model=spec) if spec else default_llm()
+        llm.temperature = 0.2
+        return llm, f"{llm.requested_model} at {llm.endpoint}"
     from _offline_model import OfflineModel
 
-    return OfflineModel(), "the offline stand-in model (no OPENAI_API_KEY or OPENAI_BASE_URL set)"
+    return OfflineModel(), "the offline stand-in model (no model, key or server configured)"
 
 
 def build_crew(folder: Path, out_dir: Path, llm: BaseLLM, verbose: bool = False) -> Crew:
@@ -172,7 +187,8 @@ def main(argv: list[str] | None = None) -> CrewOutput:
     print("\n" + output.raw[:1200])
     if isinstance(llm, BaseLLM) and llm.model == "offline-extractive":
         print("To use a real model: export OPENAI_API_KEY=... (and CREWGRAPH_MODEL=gpt-4o-mini), or a local\n"
-              "OpenAI-compatible server: export OPENAI_BASE_URL=http://localhost:11434/v1 CREWGRAPH_MODEL=llama3.2")
+              "server: export OPENAI_BASE_URL=http://localhost:8080/v1 CREWGRAPH_MODEL=qwen2.5-coder-1.5b\n"
+              "(or CREWGRAPH_MODEL=ollama/qwen2.5-coder:1.5b; see README, 'Real models')")
     return output
 
 

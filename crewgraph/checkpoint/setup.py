@@ -340,7 +340,7 @@ def _placeholders(crew: Any, graph: Any) -> dict[str, set[str]]:
 
 
 def _node_ids(graph: Any) -> list[str]:
-    return sorted(nid for nid, data in graph.graph.nodes(data=True) if not data["node"].plan_only)
+    return sorted(nid for nid, data in graph.digraph.nodes(data=True) if not data["node"].plan_only)
 
 
 def _digest(text: str) -> str:

@@ -73,6 +73,9 @@ def project_settings(cwd: Path) -> dict[str, Any]:
 def load_target(spec: str | None, cwd: Path | None = None) -> Target:
     """Resolve ``spec`` (or the project in ``cwd``) to a crew or flow object."""
     cwd = (cwd or Path.cwd()).resolve()
+    from crewgraph.llm.settings import load_dotenv_file
+
+    load_dotenv_file(cwd)  # the project's .env (MODEL, keys...), as `crewai run` loads it; set variables win
     _extend_sys_path(cwd)
     settings = project_settings(cwd)
     defaults = settings.get("inputs", {})

@@ -126,7 +126,7 @@ def add_reasoning(graph: ExecutionGraph, crew: Any, task: Task, agent: Agent, st
         max_tokens=agent.max_tokens,
     )
     graph.add_node(node, task=step.id.rsplit(".", 1)[0])
-    graph.graph.nodes[step.id]["node"] = dataclasses.replace(step, reasoning_node=node_id)
+    graph.replace_node(dataclasses.replace(step, reasoning_node=node_id))
     graph.add_edge(node_id, step.id, kind="reasoning")
     return node_id
 

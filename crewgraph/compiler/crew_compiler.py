@@ -125,25 +125,20 @@ def _wire_forward_context(graph: ExecutionGraph, tasks: list[Task], plans: dict[
     for task in tasks:
         for ctx_task in task.context or []:
             src, dst = plans[ctx_task.id].final, plans[task.id].agent
-            if not graph.graph.has_edge(src, dst):
+            if not graph.digraph.has_edge(src, dst):
                 graph.add_edge(src, dst, kind="context")
                 node = graph.node(dst)
                 if isinstance(node, AgentStepNode) and src not in node.context_nodes:
-                    graph.graph.nodes[dst]["node"] = dataclasses.replace(
-                        node, context_nodes=(*node.context_nodes, src)
-                    )
+                    graph.replace_node(dataclasses.replace(node, context_nodes=(*node.context_nodes, src)))
 
 
 def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, TaskPlan]) -> None:
-    import networkx as nx
-
-    try:
-        cycle = nx.find_cycle(graph.graph)
-    except nx.NetworkXNoCycle:
+    cycle = graph.digraph.find_cycle()
+    if cycle is None:
         return
     owner = {}
     for i, t in enumerate(tasks):
-        for nid in graph.graph.nodes:
+        for nid in graph.digraph.nodes:
             if nid.startswith(plans[t.id].key + "."):
                 owner[nid] = task_label(t, i)
     names: list[str] = []

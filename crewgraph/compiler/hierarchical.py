@@ -82,7 +82,7 @@ def compile_hierarchical(crew: Any, inputs: dict[str, Any] | None = None) -> Exe
             if plan.first != plan.agent:
                 graph.add_edge(prev, plan.first, kind="order")
         for ctx_plan in context:
-            if not graph.graph.has_edge(ctx_plan.final, plan.agent):
+            if not graph.digraph.has_edge(ctx_plan.final, plan.agent):
                 graph.add_edge(ctx_plan.final, plan.agent, kind="context")
     _check_forward_context(tasks, plans)
     graph.meta.update(

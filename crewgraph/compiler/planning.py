@@ -39,15 +39,15 @@ def add_planning(graph: ExecutionGraph, crew: Any) -> ExecutionGraph:
     graph.add_node(node)
     for plan in plans:
         step_id = plan["agent"]
-        graph.graph.nodes[step_id]["node"] = _with_plan(graph.node(step_id), plan["key"])
+        graph.replace_node(_with_plan(graph.node(step_id), plan["key"]))
         graph.add_edge(PLANNING_NODE_ID, step_id, kind="planning")
-        for nid in list(graph.graph.nodes):  # guardrails hold copies of the step for redos
+        for nid in list(graph.digraph.nodes):  # guardrails hold copies of the step for redos
             if nid.startswith(plan["key"] + "."):
-                held = graph.graph.nodes[nid]["node"]
+                held: Any = graph.node(nid)
                 redo = getattr(held, "redo", None)
                 if redo:
                     fixed = tuple(_with_plan(n, plan["key"]) for n in redo)
-                    graph.graph.nodes[nid]["node"] = dataclasses.replace(held, redo=fixed)
+                    graph.replace_node(dataclasses.replace(held, redo=fixed))
     graph.meta["planning"] = PLANNING_NODE_ID
     return graph
 

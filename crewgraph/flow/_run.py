@@ -51,7 +51,7 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
     outputs: list[Any] = []
     flow._method_outputs = outputs
     flow._run_id = run_id
-    size = len(graph) + graph.graph.number_of_edges()
+    size = len(graph) + graph.digraph.number_of_edges()
 
     def on_node_finished(node: Node, output: Any) -> None:
         if node.kind not in _METHOD_KINDS:

@@ -5,7 +5,8 @@ Each node object sits at ``graph.nodes[id]["node"]`` and its kind at
 ``guardrail``, ``convert``, ``memory``, ``listen``, ``route``, ``and``, ``or``
 are execution edges; ``may_call`` edges (agent -> tool template) only document
 the plan and are ignored by the scheduler, so the plan stays acyclic.
-networkx is imported on first construction, not at ``import crewgraph``.
+The engine builds and runs plans on :class:`~crewgraph.graph.digraph.Digraph`;
+networkx is imported only when someone asks for ``.graph``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.graph.digraph import Digraph
 from crewgraph.graph.node import Node
 
 if TYPE_CHECKING:
@@ -28,46 +30,60 @@ class ExecutionGraph:
     """A compiled plan. ``.graph`` is the underlying ``networkx.DiGraph``.
 
     ``name`` is the crew's or flow's name; ``meta`` holds compiler facts the
-    facades need (task order, the final node, outputs to collect...).
+    facades need (task order, the final node, outputs to collect...). The engine
+    works on ``.digraph`` (the same nodes and edges without importing networkx);
+    ``.graph`` builds the networkx view of that storage on first use.
     """
 
-    def __init__(self, name: str = "crew", graph: nx.DiGraph | None = None) -> None:
-        import networkx as nx
-
+    def __init__(self, name: str = "crew", graph: nx.DiGraph | Digraph | None = None) -> None:
         self.name = name
-        self.graph: nx.DiGraph = graph if graph is not None else nx.DiGraph(name=name)
+        if graph is None:
+            self.digraph = Digraph(name)
+        elif isinstance(graph, Digraph):
+            self.digraph = graph
+        else:
+            self.digraph = Digraph.sharing(graph)
         self.meta: dict[str, Any] = {}
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The plan as a ``networkx.DiGraph`` (shares storage with ``digraph``)."""
+        return self.digraph.to_networkx()
 
     # building -----------------------------------------------------------
     def add_node(self, node: Node, **attrs: Any) -> Node:
-        if node.id in self.graph:
+        if node.id in self.digraph:
             raise ValueError(f"duplicate node id {node.id!r}")
-        self.graph.add_node(node.id, node=node, kind=node.kind, label=node.display_label, **attrs)
+        self.digraph.add_node(node.id, node=node, kind=node.kind, label=node.display_label, **attrs)
         return node
 
     def add_edge(self, src: str, dst: str, kind: str = "order", **attrs: Any) -> None:
         for end in (src, dst):
-            if end not in self.graph:
+            if end not in self.digraph:
                 raise KeyError(f"edge {src!r} -> {dst!r}: unknown node {end!r}")
-        self.graph.add_edge(src, dst, kind=kind, **attrs)
+        self.digraph.add_edge(src, dst, kind=kind, **attrs)
+
+    def replace_node(self, node: Node) -> None:
+        """Put ``node`` where the node with its id is (compile passes that refine nodes)."""
+        self.digraph.nodes[node.id]["node"] = node
 
     # reading ------------------------------------------------------------
     def node(self, node_id: str) -> Node:
         try:
-            node: Node = self.graph.nodes[node_id]["node"]
+            node: Node = self.digraph.nodes[node_id]["node"]
         except KeyError:
             raise KeyError(f"no node {node_id!r} in graph {self.name!r}") from None
         return node
 
     def __contains__(self, node_id: object) -> bool:
-        return node_id in self.graph
+        return node_id in self.digraph
 
     def __iter__(self) -> Iterator[Node]:
-        for _, data in self.graph.nodes(data=True):
+        for _, data in self.digraph.nodes(data=True):
             yield data["node"]
 
     def __len__(self) -> int:
-        return int(self.graph.number_of_nodes())
+        return self.digraph.number_of_nodes()
 
     def nodes_of_kind(self, kind: str) -> list[Node]:
         return [n for n in self if n.kind == kind]
@@ -75,33 +91,29 @@ class ExecutionGraph:
     def execution_predecessors(self, node_id: str) -> list[str]:
         return [
             u
-            for u, _, k in self.graph.in_edges(node_id, data="kind")
+            for u, _, k in self.digraph.in_edges(node_id, data="kind")
             if k not in NON_EXECUTION_EDGES
         ]
 
     def execution_successors(self, node_id: str) -> list[str]:
         return [
             v
-            for _, v, k in self.graph.out_edges(node_id, data="kind")
+            for _, v, k in self.digraph.out_edges(node_id, data="kind")
             if k not in NON_EXECUTION_EDGES
         ]
 
     def edge_kind(self, src: str, dst: str) -> str:
-        return str(self.graph.edges[src, dst].get("kind", "order"))
+        return str(self.digraph.edges[src, dst].get("kind", "order"))
+
+    def execution_edges(self) -> list[tuple[str, str]]:
+        """Edges the scheduler follows (``may_call`` left out)."""
+        return [(u, v) for u, v, k in self.digraph.edges(data="kind") if k not in NON_EXECUTION_EDGES]
 
     def schedulable(self) -> list[str]:
         """Ids of nodes the scheduler runs (plan-only nodes left out), in topological order."""
-        import networkx as nx
-
-        execution = nx.DiGraph()
-        execution.add_nodes_from(self.graph.nodes)
-        execution.add_edges_from(
-            (u, v) for u, v, k in self.graph.edges(data="kind") if k not in NON_EXECUTION_EDGES
-        )
+        nodes = self.digraph.nodes
         return [
-            n
-            for n in nx.topological_sort(execution)
-            if not self.graph.nodes[n]["node"].plan_only
+            n for n in self.digraph.topological_order(self.execution_edges()) if not nodes[n]["node"].plan_only
         ]
 
     # exporting ----------------------------------------------------------
@@ -124,4 +136,4 @@ class ExecutionGraph:
         return plan_to_json(self)
 
     def __repr__(self) -> str:
-        return f"ExecutionGraph(name={self.name!r}, nodes={len(self)}, edges={self.graph.number_of_edges()})"
+        return f"ExecutionGraph(name={self.name!r}, nodes={len(self)}, edges={self.digraph.number_of_edges()})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.graph.digraph import Digraph
 from crewgraph.outputs import UsageMetrics
 
 if TYPE_CHECKING:
@@ -51,27 +52,45 @@ class RunRecord:
         }
 
 
-@dataclass
 class RunGraph:
     """The executed graph of one run: the plan's nodes and edges plus every spawned node
     (LLM turns are recorded in the agent step's ``info``; tool calls as child nodes joined
     by ``spawned`` edges), each with its :class:`RunRecord`.
 
     ``graph`` is a ``networkx.DiGraph`` whose nodes carry ``record`` (and ``node`` where
-    the node object is known).
+    the node object is known), built on first access over ``digraph`` (which the engine
+    fills without importing networkx).
     """
 
-    run_id: str
-    name: str
-    graph: nx.DiGraph
-    status: str = "completed"
-    error: str | None = None
+    def __init__(
+        self,
+        run_id: str,
+        name: str,
+        graph: nx.DiGraph | Digraph,
+        status: str = "completed",
+        error: str | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.name = name
+        self.digraph = graph if isinstance(graph, Digraph) else Digraph.sharing(graph)
+        self.status = status
+        self.error = error
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        return self.digraph.to_networkx()
+
+    def __repr__(self) -> str:
+        return (
+            f"RunGraph(run_id={self.run_id!r}, name={self.name!r}, nodes={len(self.digraph)}, "
+            f"status={self.status!r})"
+        )
 
     def records(self) -> list[RunRecord]:
-        return [data["record"] for _, data in self.graph.nodes(data=True)]
+        return [data["record"] for _, data in self.digraph.nodes(data=True)]
 
     def record(self, node_id: str) -> RunRecord:
-        rec: RunRecord = self.graph.nodes[node_id]["record"]
+        rec: RunRecord = self.digraph.nodes[node_id]["record"]
         return rec
 
     def to_dot(self, **options: Any) -> str:

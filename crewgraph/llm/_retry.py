@@ -24,12 +24,19 @@ from crewgraph.errors import LLMError, LLMRateLimitError
 if TYPE_CHECKING:
     from tenacity import RetryCallState
 
-__all__ = ["RetrySettings", "call_with_retries", "parse_retry_after", "stream_broken"]
+__all__ = ["DEFAULT_MAX_RETRIES", "RetrySettings", "call_with_retries", "parse_retry_after", "stream_broken"]
 
 T = TypeVar("T")
 _log = logging.getLogger("crewgraph.llm")
 
 _RETRYABLE_STATUSES = {408, 409, 425, 429}
+DEFAULT_MAX_RETRIES = 16
+"""Retries of a failure the server reported (429, 5xx) or a dropped/garbled reply: see docs/llm.md."""
+_BUDGET_HINT = {
+    "timeout": "raise LLM(timeout=...) or CREWGRAPH_LLM_TIMEOUT, or allow more with timeout_retries=...",
+    "connect": "is the server running? connect_retries=... allows more attempts",
+}
+_DEFAULT_HINT = "raise LLM(max_retries=...) or CREWGRAPH_LLM_MAX_RETRIES to retry longer"
 _HINTS = {
     401: "check the API key (api_key=... or OPENAI_API_KEY)",
     403: "the key is not allowed to use this model or endpoint",
@@ -41,10 +48,14 @@ _HINTS = {
 class RetrySettings:
     """Knobs of the policy; tests shrink the delays so retries cost milliseconds."""
 
-    max_retries: int = 4
-    initial_delay: float = 1.0
-    max_delay: float = 30.0
+    max_retries: int = DEFAULT_MAX_RETRIES
+    initial_delay: float = 0.5
+    max_delay: float = 10.0
     retry_after_max: float = 60.0
+    timeout_retries: int = 1
+    """Retries of an attempt that hit its deadline: a single-slot server is still busy with it."""
+    connect_retries: int = 2
+    """Retries of a refused connection: nothing listens there, waiting rarely helps."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,8 @@ class _Failure:
     status_code: int | None
     message: str
     retry_after: float | None = None
+    kind: str = "status"
+    """status, timeout, connect (refused), dropped, malformed or client."""
 
 
 class _Transient(Exception):
@@ -138,6 +151,13 @@ def _classify(
     """Map an openai SDK error to a failure; None for errors that are not HTTP-level."""
     import openai
 
+    from crewgraph.llm._transport import MalformedReplyError
+
+    for link in _chain(exc):
+        if isinstance(link, MalformedReplyError):
+            return _Failure(True, None, str(link), kind="malformed")
+    if isinstance(exc, TimeoutError):
+        return _Failure(True, None, f"request to {endpoint} timed out", kind="timeout")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         server_msg = _server_message(exc)
@@ -149,17 +169,35 @@ def _classify(
         retry_after = parse_retry_after(exc.response.headers) if status in (429, 503) else None
         return _Failure(retryable, status, message, retry_after)
     if isinstance(exc, openai.APITimeoutError):
-        return _Failure(True, None, f"request to {endpoint} timed out")
+        return _Failure(True, None, f"request to {endpoint} timed out{_timeout_detail(exc)}", kind="timeout")
     if isinstance(exc, openai.APIConnectionError):
         detail, retryable = _connection_detail(exc)
-        return _Failure(retryable, None, f"could not connect to {endpoint} ({detail})")
+        refused = any(isinstance(link, ConnectionRefusedError) for link in _chain(exc)) or (
+            "connect" in type(exc.__cause__).__name__.lower())
+        if refused:
+            return _Failure(retryable, None, f"could not connect to {endpoint} ({detail})", kind="connect")
+        return _Failure(retryable, None, f"connection to {endpoint} failed ({detail})", kind="dropped")
     if isinstance(exc, openai.OpenAIError):
-        return _Failure(False, None, f"openai client error for {endpoint}: {exc}")
+        return _Failure(False, None, f"openai client error for {endpoint}: {exc}", kind="client")
     return None
 
 
-def _to_llm_error(failure: _Failure, *, model: str, attempts: int) -> LLMError:
-    tail = f" (gave up after {attempts} attempts)" if attempts > 1 else ""
+def _timeout_detail(exc: BaseException) -> str:
+    """Why the attempt timed out, when the transport said so (total deadline or idle stream)."""
+    for link in _chain(exc)[1:]:
+        text = str(link)
+        if text and "timed out" not in text.lower():
+            return f" ({text})"
+    return ""
+
+
+def _to_llm_error(failure: _Failure, *, model: str, attempts: int, exhausted: bool = False) -> LLMError:
+    tail = ""
+    if exhausted:
+        hint = _BUDGET_HINT.get(failure.kind, _DEFAULT_HINT)
+        tail = f" (gave up after {attempts} attempt{'s' if attempts > 1 else ''}; {hint})"
+    elif attempts > 1:
+        tail = f" (on attempt {attempts})"
     if failure.status_code == 429:
         err: LLMError = LLMRateLimitError(
             f"LLM {model!r} was rate limited: {failure.message}{tail}",
@@ -192,7 +230,13 @@ async def call_with_retries(
     """
     from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+    attempts = 0
+    by_kind: dict[str, int] = {}
+    kind_budget = {"timeout": settings.timeout_retries, "connect": settings.connect_retries}
+
     async def _once() -> T:
+        nonlocal attempts
+        attempts += 1
         try:
             return await attempt()
         except Exception as exc:
@@ -200,7 +244,11 @@ async def call_with_retries(
             if failure is None:
                 raise
             if not failure.retryable:
-                raise _to_llm_error(failure, model=model, attempts=1) from exc
+                raise _to_llm_error(failure, model=model, attempts=attempts) from exc
+            by_kind[failure.kind] = by_kind.get(failure.kind, 0) + 1
+            budget = kind_budget.get(failure.kind)
+            if budget is not None and by_kind[failure.kind] > budget:
+                raise _to_llm_error(failure, model=model, attempts=attempts, exhausted=True) from exc
             raise _Transient(failure, exc) from exc
 
     def _wait(state: RetryCallState) -> float:
@@ -231,9 +279,7 @@ async def call_with_retries(
     try:
         return await retrying(_once)
     except _Transient as exc:
-        raise _to_llm_error(
-            exc.failure, model=model, attempts=settings.max_retries + 1
-        ) from exc.original
+        raise _to_llm_error(exc.failure, model=model, attempts=attempts, exhausted=True) from exc.original
 
 
 def _emit_retry(emit: Callable[[Any], None], *, model: str, attempt: int, wait: float, error: str) -> None:

@@ -1,14 +1,21 @@
-"""The LLM contract every model client (real, fake, recorded) implements.
+"""The LLM contract every model client (real, fake, recorded, user-written) implements.
 
 Nodes only ever talk to :class:`BaseLLM`: ``acall`` for one model turn with
-optional tools or a structured ``response_model``. The real client
-(:class:`crewgraph.llm.LLM`) adds HTTP retries, rate limits and instructor;
-``crewgraph.testing.FakeLLM`` scripts replies for tests.
+optional tools or a structured ``response_model``. A client implements
+either side of the contract:
+
+- ``acall`` (crewgraph's native form, returning an ``LLMResponse``), as the
+  real client :class:`crewgraph.llm.LLM` and ``crewgraph.testing.FakeLLM`` do;
+- or only ``call(messages, tools=None, callbacks=None, available_functions=None)``,
+  CrewAI's documented custom-LLM pattern, returning a string. The default
+  ``acall`` then runs ``call`` in a worker thread (so a blocking HTTP client
+  does not stall the run's event loop) and turns what it returned into an
+  ``LLMResponse`` (see :mod:`crewgraph.llm._custom`).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -16,15 +23,47 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from crewgraph.llm.types import LLMResponse, ToolSpec
 
-__all__ = ["BaseLLM"]
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "BaseLLM"]
+
+DEFAULT_CONTEXT_WINDOW = 4096
+"""What ``get_context_window_size()`` answers when a client does not know better (CrewAI's default)."""
 
 
-class BaseLLM(ABC):
-    """Abstract model client. Subclasses implement :meth:`acall`."""
+class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __new__
+    """Abstract model client. Subclasses implement :meth:`acall` or :meth:`call` (at least one).
+
+    ``__init__(model, temperature=None, stop=None, **kwargs)`` matches CrewAI's
+    ``BaseLLM``: custom clients call ``super().__init__(model=..., temperature=...)``.
+    Keywords it does not know are kept in ``additional_params`` for the
+    subclass (they are the subclass's own configuration).
+    """
 
     model: str = "unknown"
+    temperature: float | None = None
 
-    @abstractmethod
+    def __new__(cls, *args: Any, **kwargs: Any) -> BaseLLM:
+        if cls.acall is BaseLLM.acall and cls.call is BaseLLM.call:
+            raise TypeError(
+                f"{cls.__name__} must implement call(messages, tools=None, callbacks=None, "
+                "available_functions=None) or async acall(messages, *, tools=None, response_model=None)"
+            )
+        return super().__new__(cls)
+
+    def __init__(
+        self,
+        model: str | None = None,
+        temperature: float | None = None,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if model is not None:
+            if not isinstance(model, str) or not model.strip():
+                raise ValueError(f"{type(self).__name__}: model must be a non-empty string, got {model!r}")
+            self.model = model
+        self.temperature = temperature
+        self.stop: list[str] = list(stop or [])
+        self.additional_params: dict[str, Any] = dict(kwargs)
+
     async def acall(
         self,
         messages: list[dict[str, Any]],
@@ -44,17 +83,28 @@ class BaseLLM(ABC):
         with each :class:`~crewgraph.llm.types.StreamDelta` as it arrives and
         still returns the whole reply. Clients that cannot stream ignore
         ``on_chunk``; structured calls (``response_model``) do not stream.
+
+        The default runs a subclass's synchronous :meth:`call` in a worker thread.
         """
+        from crewgraph.llm._custom import acall_via_call
+
+        return await acall_via_call(self, messages, tools=tools, response_model=response_model)
 
     def call(
         self,
         messages: list[dict[str, Any]] | str,
-        *,
         tools: list[ToolSpec] | None = None,
+        callbacks: list[Any] | None = None,
+        available_functions: dict[str, Any] | None = None,
+        *,
         response_model: type[BaseModel] | None = None,
         **kwargs: Any,
-    ) -> LLMResponse:
-        """Blocking form of :meth:`acall`; a plain string is sent as one user message."""
+    ) -> Any:
+        """Blocking form of :meth:`acall` (returns its ``LLMResponse``); a string is one user message.
+
+        Subclasses written to CrewAI's pattern override this instead and return
+        the reply text (see the module docstring).
+        """
         msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
         from crewgraph._internal.sync import run_sync
         from crewgraph._internal.usage_scope import record_usage
@@ -64,7 +114,16 @@ class BaseLLM(ABC):
         return response
 
     def supports_function_calling(self) -> bool:
+        """Whether the model takes native ``tools`` (False: agent steps use the text tool protocol)."""
         return True
+
+    def supports_stop_words(self) -> bool:
+        """Whether the client honours ``stop`` sequences (CrewAI's hook; informational here)."""
+        return True
+
+    def get_context_window_size(self) -> int:
+        """Tokens the model accepts in one request (conservative default for unknown models)."""
+        return DEFAULT_CONTEXT_WINDOW
 
     @property
     def rate_limit_key(self) -> str:

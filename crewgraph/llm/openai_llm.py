@@ -1,15 +1,16 @@
 """``LLM``: the real model client, over the ``openai`` SDK and any OpenAI-compatible server.
 
-One class serves OpenAI, Azure-style gateways, OpenRouter, Ollama, vLLM,
-llama.cpp and LM Studio, because they all speak ``/v1/chat/completions``.
-The SDK, instructor and httpx are imported on first use so that defining
-agents (and ``import crewgraph``) stays fast and works without credentials.
+One class serves OpenAI, Azure, Anthropic, Gemini, Groq, Mistral, DeepSeek,
+OpenRouter, Together, Ollama, vLLM, llama.cpp and LM Studio, because they all
+speak ``/v1/chat/completions``; :mod:`crewgraph.llm.providers` maps a model
+string's prefix to its endpoint and key. The SDK, instructor and httpx are
+imported on first use so that defining agents (and ``import crewgraph``)
+stays fast and works without credentials.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -17,10 +18,12 @@ from pydantic import BaseModel
 
 from crewgraph.errors import LLMError
 from crewgraph.llm._clients import LoopClients, preload
-from crewgraph.llm._retry import RetrySettings, call_with_retries, stream_broken
-from crewgraph.llm._stream import StreamAssembler
+from crewgraph.llm._retry import DEFAULT_MAX_RETRIES, RetrySettings, call_with_retries
+from crewgraph.llm._windows import context_window_for
 from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.providers import PROVIDERS, Resolved, resolve, split_prefix
 from crewgraph.llm.rate_limit import shared_limiter
+from crewgraph.llm.settings import env_float, env_int
 from crewgraph.llm.structured import (
     MODE_ORDER,
     NoStructuredReply,
@@ -40,8 +43,8 @@ __all__ = ["LLM"]
 
 _log = logging.getLogger("crewgraph.llm")
 
-OLLAMA_BASE_URL = "http://localhost:11434/v1"
-_LOCAL_DUMMY_KEY = "not-needed"
+OLLAMA_BASE_URL = PROVIDERS["ollama"].base_url
+DEFAULT_TIMEOUT = 60.0
 _REQUEST_PARAMS = frozenset({
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "n",
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs",
@@ -50,6 +53,9 @@ _REQUEST_PARAMS = frozenset({
 _MODE_ORDER: tuple[str, ...] = MODE_ORDER
 _CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream"})
 """Keywords of ``acall`` that steer the call itself and are never sent as request parameters."""
+_REJECTED = {
+    "callbacks": "LLM callbacks are not supported; subscribe to LLMCall*Event on the event bus instead",
+}
 _MISSING_KEY = (
     "No API key for LLM {model!r}: set the OPENAI_API_KEY environment variable "
     "(or pass api_key=...), or point base_url=... (or OPENAI_BASE_URL) at a local "
@@ -61,17 +67,23 @@ _MISSING_KEY = (
 class LLM(BaseLLM):
     """A chat model reached through the ``openai`` SDK.
 
-    ``model`` may carry a provider prefix: ``openai/gpt-4o-mini`` is sent as
-    ``gpt-4o-mini``; ``ollama/llama3.2`` targets ``http://localhost:11434/v1``
-    (or ``$OLLAMA_BASE_URL``) with a dummy key unless ``base_url`` says otherwise. Other prefixes are
-    kept (OpenRouter-style names such as ``anthropic/claude-3.5-sonnet``).
-    ``base_url``/``api_key`` default to ``OPENAI_BASE_URL``/``OPENAI_API_KEY``
-    exactly as the SDK reads them. Construction never fails for lack of a key;
-    the first call does, with instructions.
+    ``model`` may carry a provider prefix (``groq/llama-3.1-8b-instant``,
+    ``ollama/llama3.2``, ``azure/my-deployment``...): the registry in
+    :mod:`crewgraph.llm.providers` picks that provider's OpenAI-compatible
+    endpoint and API-key variable; ``base_url`` (or its CrewAI alias
+    ``api_base``) and ``api_key`` override them. An unknown prefix is a
+    ``ConfigurationError`` listing the known ones. Construction never fails for
+    lack of a key; the first call does, naming the variable to set.
 
-    ``max_retries`` counts HTTP retries of transient failures (see
-    ``crewgraph.llm._retry``); ``retry_initial_delay``/``retry_max_delay`` tune
-    the backoff and ``retry_after_max`` caps server-requested waits.
+    ``timeout`` is the total time one HTTP attempt may take, to the last byte
+    (``$CREWGRAPH_LLM_TIMEOUT``, else 60 s); ``idle_timeout`` (or
+    ``$CREWGRAPH_LLM_IDLE_TIMEOUT``) makes calls stream and bounds the pause
+    between chunks instead, for slow local models. ``max_retries`` counts
+    retries of transient failures, ``timeout_retries`` those of timed-out
+    attempts (see ``crewgraph.llm._retry``); ``retry_initial_delay``/
+    ``retry_max_delay`` tune the backoff and ``retry_after_max`` caps
+    server-requested waits. ``max_concurrency`` caps requests in flight to the
+    endpoint (learned from timeouts when unset, see ``crewgraph.llm._slots``).
     ``max_rpm`` throttles calls with an :class:`RPMLimiter` shared by every client of the
     same model and endpoint (they draw on one provider quota).
     ``structured_mode`` picks how ``response_model`` is obtained (see
@@ -87,13 +99,20 @@ class LLM(BaseLLM):
         api_key: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 4,
+        timeout: float | None = None,
+        max_retries: int | None = None,
         max_rpm: int | None = None,
         structured_mode: StructuredMode = "auto",
         *,
-        retry_initial_delay: float = 1.0,
-        retry_max_delay: float = 30.0,
+        api_base: str | None = None,
+        api_version: str | None = None,
+        idle_timeout: float | None = None,
+        stream: bool = False,
+        timeout_retries: int | None = None,
+        max_concurrency: int | None = None,
+        context_window_size: int | None = None,
+        retry_initial_delay: float = 0.5,
+        retry_max_delay: float = 10.0,
         retry_after_max: float = 60.0,
         validation_retries: int = 2,
         **extra_body_params: Any,
@@ -103,30 +122,56 @@ class LLM(BaseLLM):
                 "structured_mode must be 'auto', 'tools', 'json_schema', 'json_object' or 'json', "
                 f"got {structured_mode!r}"
             )
-        self.requested_model = model
-        provider, _, name = model.partition("/")
-        self.provider: str | None = provider if name and provider in ("openai", "ollama") else None
-        self.model = name if self.provider else model
-        if self.provider == "ollama" and base_url is None:
-            base_url = os.environ.get("OLLAMA_BASE_URL") or OLLAMA_BASE_URL
-            api_key = api_key or "ollama"
-        self.base_url = base_url
-        self.api_key = api_key
+        for name, why in _REJECTED.items():
+            if name in extra_body_params:
+                raise ValueError(f"LLM({name}=...): {why}")
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"LLM: model must be a non-empty string, got {model!r}")
+        if base_url is not None and api_base is not None and base_url != api_base:
+            raise ValueError("LLM: give base_url or api_base (its CrewAI alias), not both")
+        self.requested_model = model.strip()
+        self.api_version = api_version
+        target = resolve(self.requested_model, base_url=base_url or api_base, api_key=api_key,
+                         api_version=api_version)
+        prefix, _ = split_prefix(self.requested_model)
+        self.provider: str | None = target.provider.name if prefix in PROVIDERS else None
+        self.model = target.model
+        # base_url/api_key keep what was given, plus a provider's own endpoint (ollama/, groq/...).
+        self.base_url = base_url or api_base or (target.base_url if self.provider not in (None, "openai") else None)
+        self.api_key = api_key or (target.api_key if target.provider.local else None)
         self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.timeout = timeout
+        self.max_tokens = max_tokens if max_tokens is not None else env_int(
+            "CREWGRAPH_LLM_MAX_TOKENS", None, minimum=1)
+        self.timeout: float = timeout if timeout is not None else (
+            env_float("CREWGRAPH_LLM_TIMEOUT", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
+        if self.timeout <= 0:
+            raise ValueError(f"LLM: timeout must be positive, got {timeout!r}")
+        self.idle_timeout = idle_timeout if idle_timeout is not None else env_float(
+            "CREWGRAPH_LLM_IDLE_TIMEOUT", None)
+        self.stream = bool(stream)
+        self.max_concurrency = max_concurrency if max_concurrency is not None else env_int(
+            "CREWGRAPH_LLM_CONCURRENCY", None, minimum=1)
+        if self.max_concurrency is not None and self.max_concurrency < 1:
+            raise ValueError(f"LLM: max_concurrency must be at least 1, got {max_concurrency!r}")
+        self.context_window_size = context_window_size
         self.max_rpm = max_rpm
         self.structured_mode: StructuredMode = structured_mode
         self.validation_retries = validation_retries
         self.extra_body_params = dict(extra_body_params)
+        self.stop: list[str] = list(extra_body_params.get("stop") or [])
+        self.additional_params: dict[str, Any] = {}
+        retries = max_retries if max_retries is not None else env_int(
+            "CREWGRAPH_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)
         self.retry_settings = RetrySettings(
-            max_retries=max_retries,
+            max_retries=DEFAULT_MAX_RETRIES if retries is None else retries,
             initial_delay=retry_initial_delay,
             max_delay=retry_max_delay,
             retry_after_max=retry_after_max,
+            timeout_retries=(timeout_retries if timeout_retries is not None
+                             else env_int("CREWGRAPH_LLM_TIMEOUT_RETRIES", 1) or 0),
         )
         self.rate_limiter = shared_limiter(self.rate_limit_key, max_rpm)
-        self._unsupported_modes: set[str] = set()
+        self._unsupported_modes: set[str] = set(target.provider.skip_modes)
         self._clients = LoopClients(self._new_client)
 
     # -- copying ------------------------------------------------------------------
@@ -152,13 +197,15 @@ class LLM(BaseLLM):
     def max_retries(self) -> int:
         return self.retry_settings.max_retries
 
-    def _resolved_base_url(self) -> str | None:
-        return self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+    def target(self) -> Resolved:
+        """Where calls go now: the registry's answer for this model (environment read afresh)."""
+        return resolve(self.requested_model, base_url=self.base_url, api_key=self.api_key,
+                       api_version=self.api_version)
 
     @property
     def endpoint(self) -> str:
         """The base URL calls go to (for messages and rate-limit keys)."""
-        return self._resolved_base_url() or "https://api.openai.com/v1"
+        return self.target().endpoint
 
     @property
     def rate_limit_key(self) -> str:
@@ -168,29 +215,28 @@ class LLM(BaseLLM):
         """False once the server has refused a request with tools."""
         return "tools" not in self._unsupported_modes
 
+    def supports_stop_words(self) -> bool:
+        return True
+
+    def get_context_window_size(self) -> int:
+        """``context_window_size`` if given, else what is known of the model (8192 for unknown ones)."""
+        return self.context_window_size or context_window_for(self.model)
+
     async def _client(self) -> Any:
         """The ``AsyncOpenAI`` client of the running event loop (see ``_clients``)."""
         await preload("openai")
         return await self._clients.get()
 
     def _new_client(self) -> Any:
-        key = self.api_key or os.environ.get("OPENAI_API_KEY")
-        base_url = self._resolved_base_url()
-        if not key:
-            if base_url is None:
+        target = self.target()
+        if target.missing_key:
+            if target.provider.name == "openai":
                 raise LLMError(_MISSING_KEY.format(model=self.requested_model))
-            key = _LOCAL_DUMMY_KEY
-        import openai
+            raise LLMError(f"No API key for LLM {self.requested_model!r}: {target.missing_key}")
+        from crewgraph.llm._connection import build_client
 
-        return openai.AsyncOpenAI(
-            api_key=key,
-            base_url=base_url,
-            timeout=self.timeout,
-            max_retries=0,
-            # The plain client: the SDK's default wrapper schedules aclose() from
-            # __del__ on whatever loop is running, which fails for a closed loop.
-            http_client=openai.DefaultAsyncHttpxClient(timeout=self.timeout),
-        )
+        return build_client(target, timeout=self.timeout, idle_timeout=self.idle_timeout,
+                            max_concurrency=self.max_concurrency)
 
     async def aclose(self) -> None:
         """Close this loop's HTTP client now (it is also closed when its loop shuts down)."""
@@ -211,6 +257,8 @@ class LLM(BaseLLM):
                 params[key] = value
             else:
                 extra[key] = value
+        for key in [k for k in extra if k in _REQUEST_PARAMS]:
+            params.setdefault(key, extra.pop(key))
         if extra:
             params["extra_body"] = extra
         return params
@@ -232,6 +280,8 @@ class LLM(BaseLLM):
         ``on_chunk`` (or ``stream=True``) streams the turn over SSE, calling
         ``on_chunk`` with each :class:`~crewgraph.llm.types.StreamDelta`; the
         whole reply is still returned. Calls with ``response_model`` never stream.
+        With ``idle_timeout`` (or ``LLM(stream=True)``) plain and tool turns are
+        streamed too, so a slow model is judged by the pause between tokens.
         """
         emit: Callable[[Any], None] | None = kwargs.get("emit")
         on_chunk: OnChunk | None = kwargs.get("on_chunk")
@@ -240,10 +290,19 @@ class LLM(BaseLLM):
             return await self._structured(messages, response_model, params, emit)
         if response_model is None and (on_chunk is not None or kwargs.get("stream")):
             return await self._chat_stream(messages, tools, params, emit, on_chunk)
-        response = await self._chat(messages, tools, params, emit)
+        if self._streams_internally():
+            response = await self._chat_stream(messages, tools, params, emit, None, internal=True)
+        else:
+            response = await self._chat(messages, tools, params, emit)
         if response_model is not None and not response.tool_calls:
             response.parsed = parse_model_output(response.content, response_model)
         return response
+
+    def _streams_internally(self) -> bool:
+        """Stream turns nobody watches: asked for, and the server has not refused streaming."""
+        from crewgraph.llm._streaming_call import STREAM_REFUSED
+
+        return (self.stream or self.idle_timeout is not None) and STREAM_REFUSED not in self._unsupported_modes
 
     async def _chat(
         self,
@@ -278,6 +337,8 @@ class LLM(BaseLLM):
         request: dict[str, Any] = {"model": self.model, "messages": messages, **params}
         if tools:
             request["tools"] = [spec.to_openai() for spec in tools]
+            # Explicit, because some servers (llama-cpp-python's function calling) ignore tools without it.
+            request.setdefault("tool_choice", "auto")
         return request
 
     def _refuses_tools(self, tools: list[ToolSpec] | None, status: int | None, message: str) -> bool:
@@ -294,70 +355,13 @@ class LLM(BaseLLM):
         params: dict[str, Any],
         emit: Callable[[Any], None] | None,
         on_chunk: OnChunk | None,
+        *,
+        internal: bool = False,
     ) -> LLMResponse:
-        """One turn over SSE: deltas go to ``on_chunk`` as they arrive, the whole reply is returned.
+        """One turn over SSE (see :mod:`crewgraph.llm._streaming_call`)."""
+        from crewgraph.llm._streaming_call import chat_stream
 
-        The request and the read of the first chunk run under the retry policy
-        (nothing has been delivered yet, so a retry is invisible); a failure
-        after that is final (see :func:`~crewgraph.llm._retry.stream_broken`). Usage comes from
-        ``stream_options.include_usage``; a server that rejects that option is
-        asked again without it, and remembered.
-        """
-        client = await self._client()
-        request = self._chat_request(messages, tools, params)
-        request["stream"] = True
-        with_usage = _STREAM_USAGE not in self._unsupported_modes
-        if with_usage:
-            request["stream_options"] = {"include_usage": True}
-        refused_usage: list[str] = []
-
-        async def _attempt() -> tuple[Any, Any]:
-            await self.rate_limiter.acquire()
-            stream = await client.chat.completions.create(**request)
-            try:
-                return stream, await _first_chunk(stream)
-            except BaseException:
-                await stream.close()
-                raise
-
-        def _no_retry(status: int | None, message: str) -> bool:
-            if with_usage and _refuses_stream_options(status, message):
-                refused_usage.append(message)
-                return True
-            return self._refuses_tools(tools, status, message)
-
-        try:
-            stream, first = await call_with_retries(
-                _attempt,
-                settings=self.retry_settings,
-                model=self.model,
-                endpoint=self.endpoint,
-                emit=emit,
-                no_retry=_no_retry,
-            )
-        except LLMError:
-            if not refused_usage:
-                raise
-            _log.info("LLM %s: server rejected stream_options (%s); streaming without usage",
-                      self.model, refused_usage[-1])
-            self._unsupported_modes.add(_STREAM_USAGE)
-            return await self._chat_stream(messages, tools, params, emit, on_chunk)
-        assembler = StreamAssembler(self.model, self.endpoint, on_chunk)
-        try:
-            chunk = first
-            while chunk is not None:
-                assembler.feed(chunk)  # on_chunk's own errors propagate as they are
-                try:
-                    chunk = await stream.__anext__()
-                except StopAsyncIteration:
-                    chunk = None
-                except Exception as exc:
-                    raise stream_broken(
-                        exc, model=self.model, endpoint=self.endpoint, deltas=assembler.deltas
-                    ) from exc
-        finally:
-            await stream.close()
-        return assembler.response()
+        return await chat_stream(self, messages, tools, params, emit, on_chunk, internal=internal)
 
     def _to_response(self, completion: Any) -> LLMResponse:
         choices = getattr(completion, "choices", None) or []
@@ -480,34 +484,4 @@ class LLM(BaseLLM):
         base = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"LLM(model={self.requested_model!r}{base})"
 
-
-_STREAM_USAGE = "stream_usage"
-"""Key in ``_unsupported_modes`` once a server has rejected ``stream_options``."""
-
-
-def _refuses_stream_options(status: int | None, message: str) -> bool:
-    """The server does not know ``stream_options`` (older OpenAI-compatible servers say 400/422)."""
-    return status in (400, 422) and "stream_options" in message.lower()
-
-
-async def _first_chunk(stream: Any) -> Any:
-    """The stream's first chunk (None if it is empty), with transport errors as openai errors.
-
-    The SDK raises raw transport errors (a reset, a read timeout) while a
-    stream is read; turned into ``APIConnectionError``/``APITimeoutError`` they
-    are classified, and retried, like the same failure during the request.
-    """
-    import openai
-
-    try:
-        return await stream.__anext__()
-    except StopAsyncIteration:
-        return None
-    except openai.OpenAIError:
-        raise
-    except Exception as exc:
-        request = stream.response.request
-        if "timeout" in type(exc).__name__.lower():
-            raise openai.APITimeoutError(request=request) from exc
-        raise openai.APIConnectionError(message=f"{type(exc).__name__}: {exc}", request=request) from exc
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -18,12 +17,11 @@ from crewgraph.events.llm_events import (
 )
 from crewgraph.graph.context import NodeContext
 from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.settings import DEFAULT_MODEL
 from crewgraph.llm.types import LLMResponse, ToolSpec
 from crewgraph.nodes._stream import ChunkForwarder
 
 __all__ = ["DEFAULT_MODEL", "call_llm", "resolve_llm"]
-
-DEFAULT_MODEL = "gpt-4o-mini"
 
 
 def resolve_llm(own: Any, ctx: NodeContext, what: str) -> BaseLLM:
@@ -34,9 +32,9 @@ def resolve_llm(own: Any, ctx: NodeContext, what: str) -> BaseLLM:
 
         llm = LLM(model=llm)
     if llm is None:
-        from crewgraph.llm import LLM
+        from crewgraph.llm.settings import default_llm
 
-        return LLM(model=os.environ.get("OPENAI_MODEL_NAME") or DEFAULT_MODEL)
+        return default_llm()  # $CREWGRAPH_MODEL / $MODEL / $OPENAI_MODEL_NAME..., on $BASE_URL if set
     if not isinstance(llm, BaseLLM):
         raise ConfigurationError(f"{what}: llm must be a model name or BaseLLM, got {type(llm).__name__}")
     return llm

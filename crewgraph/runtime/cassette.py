@@ -223,17 +223,16 @@ def apply_cassette(graph: ExecutionGraph, default_llm: Any, setting: Any) -> tup
             wrapped[id(llm)] = TapedLLM(tape, model, llm)
         return wrapped[id(llm)]
 
-    for nid in list(graph.graph.nodes):
-        data = graph.graph.nodes[nid]
-        data["node"] = _rewire(data["node"], wrap)
+    for nid in list(graph.digraph.nodes):
+        graph.replace_node(_rewire(graph.node(nid), wrap))
     default = default_llm if default_llm is not None else _default_model()
     return graph, wrap(default), tape
 
 
 def _default_model() -> str:
-    from crewgraph.nodes._llm_call import DEFAULT_MODEL
+    from crewgraph.llm.settings import default_model_name
 
-    return os.environ.get("OPENAI_MODEL_NAME") or DEFAULT_MODEL
+    return default_model_name()
 
 
 _MODEL_FIELDS = frozenset({"llm", "function_calling_llm"})

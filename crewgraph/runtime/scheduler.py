@@ -39,6 +39,7 @@ from crewgraph.events.node_events import (
     NodeStartedEvent,
 )
 from crewgraph.graph.context import NodeContext
+from crewgraph.graph.digraph import Digraph
 from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.run_record import RunGraph, RunRecord
@@ -74,7 +75,7 @@ class _Plan:
 
 
 def _plan(graph: ExecutionGraph) -> _Plan:
-    g = graph.graph
+    g = graph.digraph
     nodes: dict[str, Node] = {}
     for nid, data in g.nodes(data=True):
         node = data["node"]
@@ -423,16 +424,14 @@ class Scheduler:
 
     # ------------------------------------------------------------------ executed graph
     def run_graph(self, status: str, error: str | None) -> RunGraph:
-        import networkx as nx
-
-        g = nx.DiGraph(name=self.graph.name)
-        for nid, data in self.graph.graph.nodes(data=True):
+        g = Digraph(self.graph.name)
+        for nid, data in self.graph.digraph.nodes(data=True):
             rec = self.records.get(nid) or RunRecord(
                 node_id=nid, kind=data["kind"], label=data.get("label", nid),
                 status="plan" if data["node"].plan_only else "pending",
             )
             g.add_node(nid, node=data["node"], kind=data["kind"], label=rec.label, record=rec)
-        for u, v, data in self.graph.graph.edges(data=True):
+        for u, v, data in self.graph.digraph.edges(data=True):
             g.add_edge(u, v, **data)
         for nid, rec in self.records.items():
             if nid not in g:

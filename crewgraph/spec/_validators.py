@@ -84,6 +84,10 @@ def check_llm(value: Any) -> Any:
     if value is None or isinstance(value, str):
         if isinstance(value, str) and not value.strip():
             raise ValueError("llm must be a non-empty model name")
+        if isinstance(value, str):
+            from crewgraph.llm.providers import check_model_name
+
+            check_model_name(value)  # an unknown provider prefix fails here, at definition time
         return value
     from crewgraph.llm.base import BaseLLM
 

@@ -16,8 +16,8 @@ def test_briefing_runs_offline_and_writes_results(tmp_path: Path, monkeypatch: p
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     import project_briefing
 
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for name in project_briefing.REAL_MODEL_ENVS:
+        monkeypatch.delenv(name, raising=False)
     folder = EXAMPLES.parent / "crewgraph" / "graph"
     out = project_briefing.main([str(folder), "--out", str(tmp_path)])
     briefing = (tmp_path / "briefing.md").read_text()

@@ -205,8 +205,13 @@ def test_model_prefixes() -> None:
     assert ollama.model == "llama3.2"
     assert ollama.base_url == OLLAMA_BASE_URL and ollama.api_key
     assert LLM(model="ollama/x", base_url="http://gpu:11434/v1").base_url == "http://gpu:11434/v1"
-    # OpenRouter-style names keep their vendor prefix.
-    assert LLM(model="anthropic/claude-3.5-sonnet").model == "anthropic/claude-3.5-sonnet"
+    # A provider prefix picks that provider's endpoint; OpenRouter keeps the vendor part of the name.
+    claude = LLM(model="anthropic/claude-3.5-sonnet")
+    assert (claude.provider, claude.model, claude.endpoint) == (
+        "anthropic", "claude-3.5-sonnet", "https://api.anthropic.com/v1")
+    assert LLM(model="openrouter/anthropic/claude-3.5-sonnet").model == "anthropic/claude-3.5-sonnet"
+    # A slash in a name sent to a configured server is part of the name (vLLM, gateways).
+    assert LLM(model="Qwen/Qwen2.5-7B-Instruct", base_url="http://gpu:8000/v1").model == "Qwen/Qwen2.5-7B-Instruct"
 
 
 def test_as_llm() -> None:
