@@ -95,7 +95,7 @@ def plan_for(report: ServerReport) -> dict[str, object]:
     if slow and isinstance(rate, float):
         # an answer of ~1000 tokens at this pace, with room to spare
         seconds = int(min(3600, max(120, 1500 / rate)))
-        settings += [f"CREWGRAPH_LLM_TIMEOUT={seconds}", "CREWGRAPH_LLM_MAX_TOKENS=1024"]
+        settings += [f"CREWGRAPH_LLM_TIMEOUT={seconds}", "CREWGRAPH_LLM_MAX_TOKENS=1024", "CREWGRAPH_LLM_CONCURRENCY=1"]
         llm_args += [f"timeout={seconds}", "max_tokens=1024"]
     return {
         "tools": tools,
@@ -118,7 +118,7 @@ def _notes(report: ServerReport, slow: bool, window: object) -> list[str]:
         notes.append("the server reports no token usage: crewgraph's token totals will read 0")
     if slow:
         notes.append("a slow model: a single-slot server keeps generating a request the client gave up on, "
-                     "so give calls a long timeout rather than retrying them; prefer Process.sequential")
+                     "so give calls a long timeout rather than retrying them, and one call at a time")
     if isinstance(window, int) and window < 8192:
         notes.append(f"a small context window ({window} tokens): keep task descriptions and tool outputs short")
     return notes
