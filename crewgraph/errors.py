@@ -42,10 +42,10 @@ class ConfigurationError(CrewGraphError):
     """A definition (agent, task, crew, flow, project file) is invalid."""
 
 
-class CompileError(CrewGraphError):
+class CompileError(CrewGraphError, ValueError):
     """A crew or flow cannot be compiled into a valid execution graph.
 
-    Raised before any LLM call; ``task`` names the offending task (or flow
+    Also a ``ValueError`` (what CrewAI raises for bad definitions). Raised before any LLM call; ``task`` names the offending task (or flow
     method) and ``problems`` lists every problem found, not just the first.
     """
 

@@ -19,12 +19,23 @@ IMPORT_PYDANTIC = "from pydantic import BaseModel"
 
 def _cold(code: str, runs: int = 9) -> float:
     """Median wall time of ``code`` in a fresh interpreter (interpreter start excluded)."""
-    timed = f"import time\nt = time.perf_counter()\n{code}\nprint(time.perf_counter() - t)"
-    samples = [
-        float(subprocess.run([sys.executable, "-c", timed], capture_output=True, text=True, check=True).stdout)
-        for _ in range(runs)
-    ]
-    return statistics.median(samples)
+    return _cold_both(code, runs)[0]
+
+
+def _cold_both(code: str, runs: int = 9) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of ``code`` in fresh interpreters; CPU time is the steadier
+    figure on a shared machine."""
+    timed = (
+        "import time\nt = time.perf_counter(); c = time.process_time()\n"
+        f"{code}\nprint(time.perf_counter() - t, time.process_time() - c)"
+    )
+    walls, cpus = [], []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", timed], capture_output=True, text=True, check=True).stdout
+        wall, cpu = (float(x) for x in out.split())
+        walls.append(wall)
+        cpus.append(cpu)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 FIRST_KICKOFF = """
@@ -42,8 +53,8 @@ def _crew(n: int, latency: float, parallel: bool) -> Any:
     llm = FakeLLM(default="done", latency=latency)
     a = Agent(role="R", goal="g", llm=llm)
     tasks = [Task(description=f"task {i}", expected_output="e", agent=a, context=[]) for i in range(n)]
-    return Crew(agents=[a], tasks=tasks, process=Process.parallel if parallel else Process.sequential,
-                max_concurrency=max(8, n))
+    # The crew's defaults (max_concurrency=64): the figures are what a user gets untuned.
+    return Crew(agents=[a], tasks=tasks, process=Process.parallel if parallel else Process.sequential)
 
 
 def _time_kickoff(crew: Any, repeat: int = 5) -> float:
@@ -56,11 +67,13 @@ def _time_kickoff(crew: Any, repeat: int = 5) -> float:
 
 
 def main() -> None:
-    pyd = _cold(IMPORT_PYDANTIC)
-    cg = _cold(IMPORT_CREWGRAPH)
-    print(f"cold import: pydantic {pyd * 1000:.0f} ms, crewgraph {cg * 1000:.0f} ms, ratio {cg / pyd:.2f}x (goal <= 2x)")
-    first = _cold(FIRST_KICKOFF, runs=5)
-    print(f"first kickoff of a one-task crew with FakeLLM, imports included: {first * 1000:.0f} ms (goal < 1000 ms)")
+    pyd, pyd_cpu = _cold_both(IMPORT_PYDANTIC)
+    cg, cg_cpu = _cold_both(IMPORT_CREWGRAPH)
+    print(f"cold import: pydantic {pyd * 1000:.0f} ms, crewgraph {cg * 1000:.0f} ms, ratio {cg / pyd:.2f}x "
+          f"(CPU: {pyd_cpu * 1000:.0f} / {cg_cpu * 1000:.0f} ms, {cg_cpu / pyd_cpu:.2f}x; goal <= 1.5x)")
+    first, first_cpu = _cold_both(FIRST_KICKOFF, runs=5)
+    print(f"first kickoff of a one-task crew with FakeLLM, imports included: {first * 1000:.0f} ms "
+          f"(CPU {first_cpu * 1000:.0f} ms; goal < 300 ms)")
 
     _time_kickoff(_crew(5, 0, False), repeat=1)  # warm imports
     for n in (50, 200):
@@ -72,6 +85,9 @@ def main() -> None:
     ten = _time_kickoff(_crew(10, 0.1, True))
     print(f"100 ms LLM: 1 task {one * 1000:.0f} ms, 10 independent tasks {ten * 1000:.0f} ms, "
           f"ratio {ten / one:.2f}x (goal < 1.5x)")
+    hundred = _time_kickoff(_crew(100, 0.1, True))
+    print(f"100 ms LLM: 100 independent tasks with the default max_concurrency {hundred * 1000:.0f} ms "
+          "(goal < 150 ms)")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,9 @@ def build():
     else:
         llm = FakeLLM(default="done")
         tools = []
-    a = Agent(role="R", goal="g", backstory="b", llm=llm, tools=tools)
+    # respect_context_window=False: the default-context prompts outgrow FakeLLM's assumed
+    # window past ~1,000 tasks, and trimming them would measure the trimming policy instead.
+    a = Agent(role="R", goal="g", backstory="b", llm=llm, tools=tools, respect_context_window=False)
     ctx = {} if shape == "seq-default" else {"context": []}
     tasks = [Task(description=f"task {i}", expected_output="e", agent=a, **ctx) for i in range(n)]
     process = Process.parallel if shape == "parallel" else Process.sequential

@@ -19,6 +19,17 @@ if ! command -v dot >/dev/null 2>&1; then
   fi
 fi
 
+# PostgreSQL's server binaries: the PGSearchTool tests start a throwaway server (skipped without them).
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing PostgreSQL with apt-get"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "!! PostgreSQL is missing: install it (apt-get install postgresql) to run the PGSearchTool tests" >&2
+  fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv with $PYTHON"
   "$PYTHON" -m venv .venv

@@ -41,6 +41,8 @@ def test_all_is_sorted_exact_and_resolves() -> None:
         ("crewgraph.events", ["ToolFailureDetectedEvent", "BaseEventListener", "MemoryQueryCompletedEvent"]),
         ("crewgraph.events.event_bus", ["crewgraph_event_bus"]),
         ("crewgraph.flow.flow", ["Flow", "start", "listen", "router", "and_", "or_"]),
+        ("crewgraph.flow.human_feedback", ["human_feedback", "HumanFeedbackResult"]),
+        ("crewgraph.events", ["Depends", "FlowPausedEvent"]),
         ("crewgraph.testing", ["FakeLLM", "run_node"]),
         ("crewgraph.memory.storage.backend", ["StorageBackend"]),
         ("crewgraph.rag.embeddings.factory", ["build_embedder"]),
@@ -78,3 +80,16 @@ def test_import_crewgraph_loads_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_core_import_builds_no_pydantic_validator() -> None:
+    """The names of the import-time goal define models but validate nothing: pydantic loads its
+    plugins (importlib.metadata, email, zipfile...) when a validator is first built, so a model
+    instance made at import time (a default ``UsageMetrics()``) costs ~40 ms of every import."""
+    code = (
+        "import sys\n"
+        "from crewgraph import Agent, Task, Crew, Process, LLM\n"
+        "print('pydantic.plugin._loader' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

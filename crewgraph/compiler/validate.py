@@ -1,4 +1,10 @@
-"""Checks a crew definition before any token is spent; every problem names its task."""
+"""Checks a crew definition before any token is spent; every problem names its task.
+
+The definition rules (``crewgraph.spec._crew_rules``) already ran when the
+crew was built; they run again here for crews changed after that, together
+with what only a compile can check: context tasks that are not in the crew,
+and (given the kickoff inputs) ``{placeholders}`` no input fills.
+"""
 
 from __future__ import annotations
 
@@ -6,35 +12,19 @@ from typing import Any
 
 from crewgraph._internal.interpolate import missing_placeholders
 from crewgraph.errors import CompileError
-from crewgraph.spec.process import Process
+from crewgraph.spec._crew_rules import crew_problems, task_label
 from crewgraph.spec.task import Task
 
 __all__ = ["task_label", "validate_crew"]
 
 
-def task_label(task: Task, index: int) -> str:
-    """How errors name a task: its name if set, else its position and description."""
-    if task.name:
-        return f"task {task.name!r}"
-    return f"task #{index + 1} ({task.display_name()!r})"
-
-
 def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
     """Raise one CompileError listing every problem (the first one's task in ``.task``)."""
     tasks: list[Task] = list(crew.tasks)
-    problems: list[tuple[str | None, str]] = []
-    if not tasks:
-        problems.append((None, "the crew has no tasks"))
-    process = Process(crew.process)
-    if process == Process.hierarchical and not crew.manager_llm and not crew.manager_agent:
-        problems.append(
-            (None, "a hierarchical crew needs `manager_llm` or `manager_agent` (neither is set)")
-        )
+    problems: list[tuple[str | None, str]] = [(p.task, p.message) for p in crew_problems(crew)]
     index = {t.id: i for i, t in enumerate(tasks)}
     for i, task in enumerate(tasks):
         label = task_label(task, i)
-        if task.agent is None and process != Process.hierarchical:
-            problems.append((label, f"{label} has no agent (every task of a {process.value} crew needs one)"))
         for ctx_task in task.context or []:
             if ctx_task.id not in index:
                 problems.append(

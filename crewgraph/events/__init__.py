@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
     from crewgraph.events.flow_events import (
         FlowFinishedEvent,
+        FlowPausedEvent,
         FlowStartedEvent,
         MethodExecutionFailedEvent,
         MethodExecutionFinishedEvent,
@@ -90,6 +91,7 @@ _EXPORTS = {
     "Depends": "crewgraph.events.bus",
     "EventHandler": "crewgraph.events.bus",
     "FlowFinishedEvent": "crewgraph.events.flow_events",
+    "FlowPausedEvent": "crewgraph.events.flow_events",
     "FlowStartedEvent": "crewgraph.events.flow_events",
     "GuardrailCompletedEvent": "crewgraph.events.guardrail_events",
     "GuardrailStartedEvent": "crewgraph.events.guardrail_events",
@@ -140,6 +142,7 @@ __all__ = [
     "Depends",
     "EventHandler",
     "FlowFinishedEvent",
+    "FlowPausedEvent",
     "FlowStartedEvent",
     "GuardrailCompletedEvent",
     "GuardrailStartedEvent",

@@ -8,6 +8,7 @@ from crewgraph.events.base import BaseEvent
 
 __all__ = [
     "FlowFinishedEvent",
+    "FlowPausedEvent",
     "FlowStartedEvent",
     "MethodExecutionFailedEvent",
     "MethodExecutionFinishedEvent",
@@ -26,6 +27,14 @@ class FlowFinishedEvent(BaseEvent):
     flow_name: str
     result: Any = None
     duration_ms: float = 0.0
+
+
+class FlowPausedEvent(BaseEvent):
+    """The run stopped to wait for a person: resume it with ``Flow.resume(run_id, answer)``."""
+
+    event_type: ClassVar[str] = "flow_paused"
+    flow_name: str
+    questions: list[str] = []
 
 
 class MethodExecutionStartedEvent(BaseEvent):

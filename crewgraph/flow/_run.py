@@ -4,18 +4,29 @@ Kept apart from ``flow.py`` so the facade is only its API. The flow's run id
 is put in ``crewgraph._internal.run_context`` while the scheduler runs, so
 crews kicked off inside methods -- in worker threads or on the loop -- stamp
 their events with it.
+
+A flow persisted on the class (``@persist`` or ``checkpoint = True``) whose
+store keeps a run journal (:class:`~crewgraph.flow.persistence.SQLiteFlowPersistence`
+does) also journals every method completion with its output, in the same
+transaction as the state saved after it (:mod:`crewgraph.flow._journal`). A run
+that was killed, failed or paused is then resumed -- ``kickoff(inputs={"id": ...})``
+or ``Flow.resume(run_id, answer)`` -- by *replaying* the journal: the methods
+that completed hand their stored outputs on instead of running again, and only
+the interrupted ones run, from their start.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.run_context import current_run_id, run_scope
 from crewgraph._internal.usage_scope import UsageTotal, usage_scope
 from crewgraph.errors import NodeExecutionError
 from crewgraph.events.bus import crewgraph_event_bus
-from crewgraph.events.flow_events import FlowFinishedEvent, FlowStartedEvent
+from crewgraph.events.flow_events import FlowFinishedEvent, FlowPausedEvent, FlowStartedEvent
+from crewgraph.flow._journal import Journal, load_replay
 from crewgraph.flow._spec import TRIGGER_PAYLOAD_KEYS
 from crewgraph.graph.node import Node
 from crewgraph.graph.run_state import RunState
@@ -28,9 +39,13 @@ if TYPE_CHECKING:
 __all__ = ["kickoff_flow"]
 
 _METHOD_KINDS = frozenset({"flow_method", "router"})
+RESUMABLE = ("running", "failed", "paused")
+"""Statuses of a journaled run that ``kickoff(inputs={"id": ...})`` continues."""
 
 
-async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None) -> Any:
+async def kickoff_flow(
+    flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None, resume: dict[str, Any] | None = None
+) -> Any:
     from crewgraph.runtime import Scheduler
 
     inputs = dict(inputs or {})
@@ -38,31 +53,42 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
     for key in TRIGGER_PAYLOAD_KEYS:
         if key in inputs:
             payload = inputs.pop(key)
-    flow._trigger_payload = payload
     stores = flow._persistence_plan()
     flow._prepare_state(inputs, stores)
-    graph = flow.compile()
+    journal_store = stores[""][0] if "" in stores and stores[""][0].supports_runs else None
     name = flow.flow_name
-    run_id = current_run_id() or new_run_id()
+    if resume is None and journal_store is not None and "id" in inputs:
+        latest = journal_store.latest_run(str(inputs["id"]))
+        if latest is not None and latest.get("status") in RESUMABLE:
+            resume = latest
+    if resume is not None:
+        payload = resume.get("trigger_payload", payload)
+    flow._trigger_payload = payload
+    graph = flow.compile()
+    run_id = str(resume["run_id"]) if resume is not None else (current_run_id() or new_run_id())
+    frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload)
+    journal = Journal(flow, run_id, stores, journal_store)
+    if journal_store is not None:
+        frs.pausable = True
+        if resume is not None:
+            replay, prepared, seq = load_replay(journal_store, resume)
+            frs.replay = {m: deque(v) for m, v in replay.items()}
+            frs.prepared = prepared
+            frs.answers = dict(resume.get("answers") or {})
+            journal.seq = seq
+        journal.start(resume, payload)
+    if stores:
+        frs.journal = journal.record
     run_state = RunState()
-    run_state.extras[FLOW_RUN_KEY] = FlowRunState(
-        flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload
-    )
+    run_state.extras[FLOW_RUN_KEY] = frs
     outputs: list[Any] = []
     flow._method_outputs = outputs
     flow._run_id = run_id
     size = len(graph) + graph.digraph.number_of_edges()
 
     def on_node_finished(node: Node, output: Any) -> None:
-        if node.kind not in _METHOD_KINDS:
-            return
-        outputs.append(output.label if isinstance(output, Routed) else output)
-        target = stores.get(node.id) or stores.get("")
-        if target is not None:
-            from crewgraph.flow.persistence import save
-            from crewgraph.flow.state import state_id
-
-            save(target[0], state_id(flow.state), node.id, flow.state, target[1])
+        if node.kind in _METHOD_KINDS:
+            outputs.append(output.label if isinstance(output, Routed) else output)
 
     def emit(event: Any) -> None:
         event.run_id = run_id
@@ -88,16 +114,24 @@ async def kickoff_flow(flow: Flow[Any], inputs: dict[str, Any] | None, limit: in
         with run_scope(run_id), usage_scope(usage):
             result_of_run = await scheduler.run()
     except NodeExecutionError as exc:
+        journal.finish("failed", error=str(exc))
         cause = exc.__cause__
         if exc.kind in _METHOD_KINDS and isinstance(cause, Exception):
             # Users catch what their method raised, as with CrewAI; say where it came from.
             cause.add_note(f"raised by method {exc.node_id!r} of flow {name!r} (run {run_id})")
             raise cause from None
         raise
+    except BaseException as exc:
+        journal.finish("failed", error=f"{type(exc).__name__}: {exc}")
+        raise
     finally:
         flow._drain_memory()
     flow._run_graph = result_of_run.run_graph
+    if result_of_run.paused:
+        pending = journal.pause(result_of_run.paused)
+        emit(FlowPausedEvent(flow_name=name, questions=[q.question for q in pending.questions]))
+        return pending
+    journal.finish("completed")
     result = outputs[-1] if outputs else None
     emit(FlowFinishedEvent(flow_name=name, result=result, duration_ms=(time.perf_counter() - start) * 1000))
     return result
-

@@ -79,16 +79,19 @@ def _method_spec(name: str, fn: Callable[..., Any], mark: FlowMark) -> FlowMetho
     if payload_param is not None:
         positional = [p for p in positional if p.name != payload_param]
     first = positional[0] if positional else None
-    labels, is_open = router_labels(fn, mark.labels) if mark.router else ((), False)
+    feedback = getattr(fn, "__crewgraph_feedback__", None)  # @human_feedback(emit=[...])
+    router = mark.router or feedback is not None
+    declared = tuple(feedback) if feedback is not None else mark.labels
+    labels, is_open = router_labels(fn, declared) if router else ((), False)
     return FlowMethodSpec(
         name=name,
         fn=fn,
         start=mark.start,
-        router=mark.router,
+        router=router,
         trigger=_trigger(conditions[0]) if conditions else None,
         labels=labels,
         open_labels=is_open,
-        declared_labels=mark.router and mark.labels is not None,
+        declared_labels=router and declared is not None,
         is_async=inspect.iscoroutinefunction(fn),
         payload_param=payload_param if mark.start else None,
         takes_arg=first is not None,

@@ -10,9 +10,11 @@ one scheduler. This module is the seed's import path
 
 from __future__ import annotations
 
+import functools
 import logging
 import types
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -34,6 +36,7 @@ from crewgraph.flow.state import (
 
 if TYPE_CHECKING:
     from crewgraph.compiler.flow_compiler import FlowSpec
+    from crewgraph.flow.human_feedback import HumanFeedbackResult
     from crewgraph.flow.persistence import FlowPersistence
     from crewgraph.graph.execution_graph import ExecutionGraph
     from crewgraph.graph.run_record import RunGraph
@@ -52,6 +55,17 @@ class _Unset:
 _UNSET: Any = _Unset()
 
 
+class _hybrid:
+    """A method callable on the class or an instance: ``fn(cls, instance_or_None, ...)``."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __get__(self, obj: Any, owner: type) -> Callable[..., Any]:
+        return functools.partial(self.fn, owner, obj)
+
+
 class Flow(FlowMemoryMixin, Generic[T]):
     """A workflow of decorated methods sharing a ``state``.
 
@@ -65,6 +79,12 @@ class Flow(FlowMemoryMixin, Generic[T]):
     name: str | None = None
     max_method_calls: int | None = 100
     max_concurrency: int = 32
+    checkpoint: bool = False
+    """True: persist like ``@persist`` on the class (default SQLite store): state saved and
+    completions journaled after each method, so a killed run resumes where it stopped."""
+    input_provider: Any = None
+    """Who answers ``self.ask(...)``: an InputProvider, a callable ``fn(question) -> str``,
+    ``"console"`` or ``"persisted"``; None: persisted (pause) when the flow is, else console."""
 
     _spec: ClassVar[FlowSpec | None] = None
 
@@ -103,6 +123,8 @@ class Flow(FlowMemoryMixin, Generic[T]):
         self._run_graph: RunGraph | None = None
         self._usage: Any = None
         self._trigger_payload: Any = None
+        self.human_feedback_history: list[HumanFeedbackResult] = []
+        """Every ``@human_feedback`` result of this instance's kickoffs, in order."""
 
     # ------------------------------------------------------------------ state
     @property
@@ -117,7 +139,8 @@ class Flow(FlowMemoryMixin, Generic[T]):
 
     @property
     def flow_name(self) -> str:
-        return self.name or type(self).__name__
+        name = self.name  # a method called "name" would shadow the attribute
+        return name if isinstance(name, str) and name else type(self).__name__
 
     @property
     def method_outputs(self) -> list[Any]:
@@ -147,6 +170,64 @@ class Flow(FlowMemoryMixin, Generic[T]):
     def trigger_payload(self) -> Any:
         """The trigger data of the last kickoff (``inputs["crewai_trigger_payload"]``)."""
         return self._trigger_payload
+
+    @property
+    def last_human_feedback(self) -> HumanFeedbackResult | None:
+        """The latest ``@human_feedback`` result, or None."""
+        return self.human_feedback_history[-1] if self.human_feedback_history else None
+
+    def _record_feedback(self, result: HumanFeedbackResult) -> None:
+        self.human_feedback_history.append(result)
+
+    # ------------------------------------------------------------------ people
+    def ask(self, question: str, timeout: float | None = None, *, _provider: Any = None) -> str:
+        """Ask a person ``question`` from inside a method and return the answer.
+
+        The flow's ``input_provider`` answers (console by default). A persisted flow
+        *pauses* instead: ``kickoff`` returns a :class:`~crewgraph.flow.human_feedback.PendingRun`
+        and ``Flow.resume(run_id, answer)`` continues later -- this method then runs again
+        from its start and this call returns the answer."""
+        from crewgraph.flow.human_feedback import resolve_provider
+
+        provider = _provider or resolve_provider(self.input_provider, self._is_persisted())
+        return str(provider.ask(question, timeout=timeout))
+
+    def _is_persisted(self) -> bool:
+        return type(self).checkpoint or getattr(type(self), PERSIST, None) is not None
+
+    @_hybrid
+    def resume(
+        cls: type[Flow[Any]],
+        self: Flow[Any] | None,
+        run_id: str,
+        answer: Any = None,
+        *,
+        persistence: FlowPersistence | None = None,
+        max_method_calls: int | None = None,
+    ) -> Any:
+        """Continue run ``run_id`` -- paused for input (give its ``answer``; a dict
+        ``{method: answer}`` when several questions wait) or killed -- in this or any
+        later process, without running a completed method again. Works on the class
+        (``MyFlow.resume(...)``, even ``Flow.resume(...)``: the run names its class) or on
+        an instance. Returns the flow's result, or a new PendingRun if it asks again."""
+        from crewgraph.flow._resume import resume_run
+
+        return run_sync(resume_run(self, cls, run_id, answer, persistence, max_method_calls))
+
+    @_hybrid
+    async def aresume(
+        cls: type[Flow[Any]],
+        self: Flow[Any] | None,
+        run_id: str,
+        answer: Any = None,
+        *,
+        persistence: FlowPersistence | None = None,
+        max_method_calls: int | None = None,
+    ) -> Any:
+        """:meth:`resume` on the current event loop."""
+        from crewgraph.flow._resume import resume_run
+
+        return await resume_run(self, cls, run_id, answer, persistence, max_method_calls)
 
     def _state_template(self) -> Any:
         template = type(self).initial_state
@@ -189,6 +270,8 @@ class Flow(FlowMemoryMixin, Generic[T]):
     def _persistence_plan(self) -> dict[str, tuple[Any, bool]]:
         """Store per method name ('' = every method) from the ``@persist`` markers."""
         markers = {"": getattr(type(self), PERSIST, None)}
+        if markers[""] is None and type(self).checkpoint:
+            markers[""] = (None, False)  # checkpoint=True: @persist with the default store
         markers.update({n: getattr(fn, PERSIST, None) for n, fn in flow_methods(type(self)).items()})
         if not any(m is not None for m in markers.values()):
             return {}

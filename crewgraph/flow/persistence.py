@@ -30,7 +30,14 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from crewgraph.flow.decorators import PERSIST
 
-__all__ = ["PERSIST", "FlowPersistence", "SQLiteFlowPersistence", "default_db_path", "persist"]
+__all__ = [
+    "PERSIST",
+    "FlowPersistence",
+    "SQLiteFlowPersistence",
+    "default_db_path",
+    "persist",
+    "resolve_class_store",
+]
 
 logger = logging.getLogger("crewgraph.flow")
 
@@ -99,8 +106,11 @@ class FlowPersistence(BaseModel, ABC):
         """The record of the latest run of state ``flow_uuid``, or None."""
         raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
 
-    def save_step(self, run_id: str, seq: int, method: str, output: bytes) -> None:
-        """Journal that ``method`` completed (the ``seq``-th completion of the run)."""
+    def save_step(
+        self, run_id: str, seq: int, method: str, output: bytes, flow_uuid: str, state_data: Any
+    ) -> None:
+        """Journal that ``method`` completed (the ``seq``-th completion of the run) and save
+        the state after it -- atomically: both or neither."""
         raise NotImplementedError(f"{type(self).__name__} keeps no run journal")
 
     def load_steps(self, run_id: str) -> list[tuple[str, bytes]]:
@@ -230,9 +240,17 @@ class SQLiteFlowPersistence(FlowPersistence):
             ).fetchone()
         return dict(json.loads(row[0])) if row else None
 
-    def save_step(self, run_id: str, seq: int, method: str, output: bytes) -> None:
+    def save_step(
+        self, run_id: str, seq: int, method: str, output: bytes, flow_uuid: str, state_data: Any
+    ) -> None:
+        data = state_data.model_dump(mode="json") if isinstance(state_data, BaseModel) else state_data
+        text = json.dumps(data, default=str)
         path = self._ensure()
-        with self._lock, self._connect(path) as conn:
+        with self._lock, self._connect(path) as conn:  # one transaction: state and step together
+            conn.execute(
+                "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
+                (flow_uuid, method, datetime.now(UTC).isoformat(), text),
+            )
             conn.execute(
                 "INSERT INTO flow_steps (run_id, seq, method, output) VALUES (?, ?, ?, ?)",
                 (run_id, seq, method, output),
@@ -301,3 +319,13 @@ def save(store: FlowPersistence, flow_uuid: str, method: str, state: Any, verbos
     store.save_state(flow_uuid, method, state)
     if verbose:
         logger.info("saved state %s after %s", flow_uuid, method)
+
+
+def resolve_class_store(cls: type | None, flow: Any = None) -> FlowPersistence:
+    """The class-level store of a flow class (``@persist(...)`` on it, else the flow's
+    ``persistence=``, else the default SQLite store) -- where its runs are journaled."""
+    marker = getattr(cls, PERSIST, None) if cls is not None else None
+    override = getattr(flow, "_persistence", None) if flow is not None else None
+    found = resolve(marker if isinstance(marker, tuple) else (None, False), override)
+    assert found is not None
+    return found[0]

@@ -57,6 +57,11 @@ class NodeContext:
         """A copy with some fields changed (contexts are never mutated in place)."""
         return replace(self, **changes)
 
+    def wants(self, event_type: type[BaseEvent]) -> bool:
+        """Whether an event of this type would reach a handler: a node builds it only then."""
+        check = getattr(self.emit, "wants", None)
+        return True if check is None else bool(check(event_type))
+
     def output_of(self, node_id: str) -> Any:
         """The output of ``node_id`` if it has one yet: upstream first, else the run's results."""
         value = self.upstream.get(node_id)

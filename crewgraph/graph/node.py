@@ -32,6 +32,7 @@ class NodeResult:
     - ``spawn`` / ``resume``: run these nodes, then call me again with ``resume``.
     - ``route``: for routers, the label that decides which successors run.
     - ``info``: small JSON-able facts for the executed graph (iterations, model...).
+    - ``pending``: the node waits for input (see the field).
     """
 
     output: Any = None
@@ -40,6 +41,9 @@ class NodeResult:
     resume: Any = None
     route: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    pending: dict[str, Any] | None = None
+    """Set when the node must wait for outside input (a person's answer): it has no
+    output, its successors do not run, and the run ends paused, resumable later."""
 
     @property
     def suspended(self) -> bool:

@@ -103,10 +103,17 @@ def _define(httpx: Any) -> tuple[Any, Any]:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.total
             handed_over = False
+            response = None
+            # A streamed reply may not pause longer than ``idle``, and waiting for its headers
+            # (a server queueing the request, or processing the prompt) is such a pause.
+            first_wait = deadline
+            if self.idle is not None and _asks_to_stream(request):
+                first_wait = min(deadline, loop.time() + self.idle)
             try:
                 try:
-                    async with asyncio.timeout_at(deadline):
+                    async with asyncio.timeout_at(first_wait) as bound:
                         response = await self.inner.handle_async_request(request)
+                        bound.reschedule(deadline)
                         content_type = response.headers.get("content-type", "")
                         if "text/event-stream" in content_type:
                             stream = _GuardedStream(self, response, deadline)
@@ -119,11 +126,15 @@ def _define(httpx: Any) -> tuple[Any, Any]:
                         await _aclose(response.stream)
                 except TimeoutError:
                     self.slots.note_timeout()
-                    raise httpx.ReadTimeout(
-                        f"no complete reply from {self.endpoint} within {self.total:g}s "
-                        "(LLM timeout, the total time per attempt)",
-                        request=request,
-                    ) from None
+                    if response is not None:  # hang up: the connection must not be reused mid-reply
+                        await _aclose(response.stream)
+                    if response is None and first_wait < deadline:
+                        what = (f"no data from {self.endpoint} for {self.idle:g}s (LLM idle_timeout, the "
+                                "longest pause allowed in a stream, waiting for the first token included)")
+                    else:
+                        what = (f"no complete reply from {self.endpoint} within {self.total:g}s "
+                                "(LLM timeout, the total time per attempt)")
+                    raise httpx.ReadTimeout(what, request=request) from None
             finally:
                 if not handed_over:
                     self.slots.release()
@@ -181,6 +192,15 @@ def _define(httpx: Any) -> tuple[Any, Any]:
                     self.owner.slots.release()
 
     return GuardedTransport, _GuardedStream
+
+
+def _asks_to_stream(request: Any) -> bool:
+    """Whether a chat request asks for ``"stream": true`` (its JSON body is already in memory)."""
+    try:
+        body = json.loads(request.content or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(body, dict) and body.get("stream") is True
 
 
 def _aiter(stream: Any) -> AsyncIterator[bytes]:

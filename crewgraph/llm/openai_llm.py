@@ -412,7 +412,8 @@ class LLM(BaseLLM):
                 )
             except NoStructuredReply as exc:
                 _log.info("LLM %s: %s; trying the next mode", self.model, exc)
-                ignored = ignored + exc.usage
+                if exc.usage is not None:
+                    ignored = ignored + exc.usage
                 continue
             if result is not None:
                 remember_mode(self.rate_limit_key, mode)

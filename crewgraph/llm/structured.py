@@ -106,9 +106,10 @@ _WORKING_LOCK = threading.Lock()
 class NoStructuredReply(StructuredOutputError):
     """The model's reply in a structured mode held nothing parseable (text for a forced tool
     call, prose for a JSON response format): the caller should try its next mode.
-    ``usage`` is what the ignored attempt cost."""
+    ``usage`` is what the ignored attempt cost, when known (no default instance here: building
+    a pydantic model at import time compiles its validator and loads pydantic's plugins)."""
 
-    usage: UsageMetrics = UsageMetrics()
+    usage: UsageMetrics | None = None
 
 
 def remembered_mode(key: str) -> str | None:
@@ -283,7 +284,7 @@ async def create_structured(
     except InstructorRetryException as exc:
         cause = _api_error_in_chain(exc, openai.APIError)
         if cause is not None:
-            raise cause from None
+            raise cause from cause.__cause__  # keep the transport's reason (a malformed reply, a deadline)
         salvaged = _api_error_in_chain(exc, _Salvaged)
         if isinstance(salvaged, _Salvaged):
             return _as_exact_type(salvaged.value, response_model), usage, salvaged.completion

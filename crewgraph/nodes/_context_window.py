@@ -58,6 +58,10 @@ def context_window_of(llm: Any) -> int | None:
     size = getattr(llm, "get_context_window_size", None)
     if not callable(size):
         return None
+    from crewgraph.llm.base import BaseLLM
+
+    if getattr(type(llm), "get_context_window_size", None) is BaseLLM.get_context_window_size:
+        return None  # the base class's placeholder (CrewAI's 4096) is a guess, not knowledge
     try:
         value = size()
     except Exception:  # a custom client's method failing must not fail the step

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from crewgraph._internal.usage_scope import record_usage
-from crewgraph.errors import ConfigurationError
+from crewgraph.errors import ConfigurationError, LLMError
 from crewgraph.events.llm_events import (
     LLMCallCompletedEvent,
     LLMCallFailedEvent,
@@ -50,13 +50,16 @@ async def call_llm(
     rpm_keys: tuple[str, ...] = (),
     stream: ChunkForwarder | None = None,
     options: dict[str, Any] | None = None,
+    where: str | None = None,
 ) -> LLMResponse:
     """Wait for every rate limiter in ``rpm_keys``, then call the model with events.
 
     With ``stream`` (see :func:`crewgraph.nodes._stream.chunk_forwarder`) the
     model is asked to stream and each delta is forwarded as it arrives;
     structured calls are never streamed. ``options`` are request parameters for this call
-    (an agent's ``max_tokens``).
+    (an agent's ``max_tokens``). An ``LLMError`` leaves with ``where`` (say "Agent 'Writer' on
+    task 'write'") in front of its message: the model's own message names only the model and
+    the endpoint, and a crew has many calls. (Nodes that wrap the error themselves give none.)
     """
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
@@ -79,6 +82,8 @@ async def call_llm(
         reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit, **extra)
     except Exception as exc:
         ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
+        if isinstance(exc, LLMError):
+            _locate(exc, where)
         raise
     record_usage(reply.usage)  # a flow around this call sums it into usage_metrics
     if streaming and stream is not None:
@@ -95,3 +100,10 @@ async def call_llm(
         )
     )
     return reply
+
+
+def _locate(exc: LLMError, where: str | None) -> None:
+    """Put ``where`` in front of the error's message, once (the same object keeps its type,
+    ``status_code`` and ``retryable``)."""
+    if where and exc.args and isinstance(exc.args[0], str) and not exc.args[0].startswith(where):
+        exc.args = (f"{where}: {exc.args[0]}", *exc.args[1:])

@@ -211,7 +211,8 @@ class AgentStepNode(Node):
     async def _call(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None, stream: Any) -> Any:
         messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
-        return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options)
+        return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options,
+                              where=f"Agent {self.agent_role!r} on task {self.task_name!r}")
 
     # ------------------------------------------------------------------ context window
     async def _fit_window(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None,
@@ -261,8 +262,12 @@ class AgentStepNode(Node):
             err.retryable = False
             raise err from exc
         loop.overflowed = True
+        # The server refused ~size tokens, so its window is below that whatever the client says
+        # (BaseLLM's default window is a guess): aim under both.
         known = window.context_window_of(llm)
-        budget = int(known * window.USABLE_FRACTION * 0.8) if known else int(size * 0.6)
+        budget = int(size * 0.6)
+        if known:
+            budget = min(budget, int(known * window.USABLE_FRACTION * 0.8))
         return await self._fit_window(ctx, llm, loop, specs, budget=budget)
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
@@ -404,16 +409,17 @@ class AgentStepNode(Node):
                     "content": f"Your previous answer was not accepted: {self.feedback}\nPlease correct it and answer again.",
                 }
             )
-        else:
+        elif ctx.wants(TaskStartedEvent):
             ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
-        ctx.emit(
-            AgentExecutionStartedEvent(
-                agent_role=self.agent_role,
-                task_name=self.task_name,
-                task_prompt=_text_of(messages[1]["content"]),
-                tools=[getattr(t, "name", str(t)) for t in self.tools],
+        if ctx.wants(AgentExecutionStartedEvent):
+            ctx.emit(
+                AgentExecutionStartedEvent(
+                    agent_role=self.agent_role,
+                    task_name=self.task_name,
+                    task_prompt=_text_of(messages[1]["content"]),
+                    tools=[getattr(t, "name", str(t)) for t in self.tools],
+                )
             )
-        )
         seconds = self.timeout.seconds
         return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None)
 
@@ -577,11 +583,12 @@ class AgentStepNode(Node):
             tool_failures=list(loop.tool_failures),
             messages=loop.messages,
         )
-        ctx.emit(
-            AgentExecutionCompletedEvent(
-                agent_role=self.agent_role, task_name=self.task_name, output=answer, iterations=loop.iteration
+        if ctx.wants(AgentExecutionCompletedEvent):
+            ctx.emit(
+                AgentExecutionCompletedEvent(
+                    agent_role=self.agent_role, task_name=self.task_name, output=answer, iterations=loop.iteration
+                )
             )
-        )
         return NodeResult(
             output=output,
             usage=usage,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -31,6 +31,7 @@ from crewgraph.events.flow_events import (
 )
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.nodes.flow_pause import CURRENT_CALL, RERUN, InputRequired, MethodCall
 
 __all__ = [
     "FLOW_RUN_KEY",
@@ -63,6 +64,16 @@ class FlowRunState:
     per_method: Counter[str] = field(default_factory=Counter)
     or_fired: set[str] = field(default_factory=set)
     trigger_payload: Any = None
+    replay: dict[str, deque[Any]] = field(default_factory=dict)
+    """Outputs of executions a resumed run already completed, per method, in order:
+    each execution of that method takes the next one instead of running."""
+    journal: Callable[[str, Any], None] | None = None
+    """Called with ``(method, output)`` after each fresh execution (before successors
+    start): where a persisted flow saves its state and journals the completion."""
+    answers: dict[str, str] = field(default_factory=dict)
+    prepared: dict[str, Any] = field(default_factory=dict)
+    pausable: bool = False
+    """Whether a method may pause for input (the run is persisted, so it can resume)."""
     state_of: Callable[[], Any] | None = None
     """Returns the flow's current state (for the method events' ``state`` copies)."""
 
@@ -159,6 +170,14 @@ class FlowMethodNode(Node):
         frs = flow_run_state(ctx)
         frs.count(self.method)
         triggered, payload = trigger_payload(ctx, self.label_preds)
+        queued = frs.replay.get(self.method)
+        if queued and queued[0] is not RERUN:
+            # Completed before the run was interrupted: its output, not a second run.
+            result = self._result(queued.popleft(), payload)
+            result.info["replayed"] = True
+            return result
+        if queued:
+            queued.popleft()  # completed, but its output could not be stored: run it again
         if wants(ctx, MethodExecutionStartedEvent):
             params = {"_0": payload} if self.takes_arg and triggered else {}
             ctx.emit(
@@ -168,8 +187,16 @@ class FlowMethodNode(Node):
             )
         start = time.perf_counter()
         extra = {self.payload_param: frs.trigger_payload} if self.payload_param and not triggered else {}
+        call = MethodCall(
+            self.method, frs.per_method[self.method], frs.answers, frs.prepared, pausable=frs.pausable
+        )
+        token = CURRENT_CALL.set(call)
         try:
             value = await self._call(triggered, payload, extra)
+        except InputRequired as pause:
+            # Pausing is a node outcome: no output, no successors; the run is saved as paused.
+            return NodeResult(pending={"method": self.method, "key": pause.key, "question": pause.question,
+                                       **pause.extra})
         except Exception as exc:
             ctx.emit(
                 MethodExecutionFailedEvent(
@@ -177,7 +204,11 @@ class FlowMethodNode(Node):
                 )
             )
             raise
+        finally:
+            CURRENT_CALL.reset(token)
         result = self._result(value, payload)
+        if frs.journal is not None:
+            frs.journal(self.method, value)
         if wants(ctx, MethodExecutionFinishedEvent):
             ctx.emit(
                 MethodExecutionFinishedEvent(

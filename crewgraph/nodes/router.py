@@ -17,7 +17,16 @@ from crewgraph.errors import RouterLabelError
 from crewgraph.graph.node import NodeResult
 from crewgraph.nodes.flow_method import FlowMethodNode, Routed
 
-__all__ = ["RouterNode", "route_label"]
+__all__ = ["RouteWith", "RouterNode", "route_label"]
+
+
+@dataclass(frozen=True)
+class RouteWith:
+    """A router's return value that also chooses what the label's listeners receive
+    (``@human_feedback(emit=...)`` hands them its HumanFeedbackResult)."""
+
+    label: Any
+    payload: Any = None
 
 
 def route_label(value: Any) -> str | None:
@@ -42,6 +51,8 @@ class RouterNode(FlowMethodNode):
     """``labels`` were declared (``@router(emit=[...])``): returning another is an error."""
 
     def _result(self, value: Any, payload: Any) -> NodeResult:
+        if isinstance(value, RouteWith):
+            value, payload = value.label, value.payload
         label = route_label(value)
         if self.strict and label is not None and self.labels is not None and label not in self.labels:
             allowed = ", ".join(map(repr, self.labels))

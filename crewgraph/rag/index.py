@@ -137,6 +137,16 @@ class RagIndex:
             self._store(doc_id, source, chunk_text(text, chunk_size, overlap))
         return doc_id
 
+    def add_chunks(self, chunks: list[str], source: str) -> str:
+        """Index chunks cut by the caller (rows of a table...) as one document; returns its id."""
+        digest = hashlib.sha256(source.encode())
+        for chunk in chunks:
+            digest.update(b"\x00" + chunk.encode())
+        doc_id = digest.hexdigest()[:32]
+        with self._lock:
+            self._store(doc_id, source, [c for c in chunks if c.strip()])
+        return doc_id
+
     def search(self, query: str, doc_ids: list[str], limit: int = 5, min_score: float = 0.0) -> list[RagHit]:
         """Best chunks for ``query`` among ``doc_ids`` (similarity ``1/(1+cosine distance)``)."""
         if not doc_ids or not query.strip():

@@ -16,6 +16,9 @@ Semantics
   ``on_node_restored``, not ``on_node_finished``: their side effects happened in
   the run that computed them).
 - ``max_executions`` bounds the total executions (loop guard for flows).
+- A node whose result is ``pending`` (it waits for a person) completes nothing:
+  the rest of the graph runs to quiescence, then the run ends ``paused`` with
+  ``RunResult.paused`` naming the waiting nodes.
 - Events no handler listens to are neither built nor stamped; a node can ask
   ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
 """
@@ -62,6 +65,8 @@ class RunResult:
     run_graph: RunGraph
     usage: UsageMetrics
     order: list[str] = field(default_factory=list)
+    paused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Nodes that returned a pending result (waiting for input), by id: the run is paused."""
 
 
 @dataclass
@@ -112,7 +117,7 @@ class Scheduler:
         inputs: dict[str, Any] | None = None,
         run_id: str | None = None,
         state: RunState | None = None,
-        max_concurrency: int = 64,
+        max_concurrency: int = 128,
         max_executions: int | None = None,
         checkpointer: Any = None,
         restored: dict[str, Any] | None = None,
@@ -148,6 +153,7 @@ class Scheduler:
         self._sem: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._error: BaseException | None = None
+        self.paused: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ events
     def emit(self, event: BaseEvent, node: Node | None = None) -> None:
@@ -199,16 +205,18 @@ class Scheduler:
                 exc.run_id = self.run_id  # type: ignore[attr-defined]
                 exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
             raise
-        self._finish_checkpoint("completed", None)
+        status = "paused" if self.paused else "completed"
+        self._finish_checkpoint(status, None)
         total = UsageMetrics()
         for rec in self.records.values():
             total = total.add(rec.usage)
         return RunResult(
             run_id=self.run_id,
             outputs=self.outputs,
-            run_graph=self.run_graph("completed", None),
+            run_graph=self.run_graph(status, None),
             usage=total,
             order=self.order,
+            paused=dict(self.paused),
         )
 
     def _meta(self) -> dict[str, Any]:
@@ -296,6 +304,11 @@ class Scheduler:
                 self._error = self._wrap(node, exc)
             return
         rec.executions += 1
+        if result.pending is not None:
+            # Pausing is a node outcome: no output, successors wait; the run ends paused.
+            rec.status = "paused"
+            self.paused[nid] = result.pending
+            return
         try:
             if self.checkpointer is not None:
                 self.checkpointer.save_node(self.run_id, nid, output=result.output, info=rec.to_json())

@@ -19,6 +19,7 @@ from pydantic import (
 )
 
 from crewgraph._internal.interpolate import placeholder_names
+from crewgraph.outputs import TaskOutput
 from crewgraph.spec._dump import named_for_json, tools_for_json
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
@@ -64,6 +65,7 @@ class Task(BaseModel):
     callback: Callable[..., Any] | None = None
     tool_failure_policy: Any = None
     _tools_from_agent: bool = PrivateAttr(default=False)
+    _output: TaskOutput | None = PrivateAttr(default=None)
     input_files: dict[str, Any] = Field(
         default_factory=dict,
         description="Files for this task by name: a path or an image URL; {name} in the description names it",
@@ -142,6 +144,16 @@ class Task(BaseModel):
             self.__dict__["tools"] = list(self.agent.tools)  # no re-validation: they are the agent's, checked
             self._tools_from_agent = True
         return self
+
+    @property
+    def output(self) -> TaskOutput | None:
+        """The task's latest result, set when a run of it finishes (as in CrewAI); run state, so
+        ``Task(output=...)`` is refused."""
+        return self._output
+
+    def record_output(self, output: TaskOutput) -> None:
+        """Keep ``output`` as the task's latest result (``task.output``)."""
+        self._output = output
 
     @property
     def own_tools(self) -> list[Any]:

@@ -10,6 +10,10 @@ runs it on a fresh event loop in a worker thread (so a plain ``for`` loop can
 wait for chunks, even inside Jupyter), ``kickoff_async()`` as a task on the
 caller's loop (so ``async for`` never blocks that loop). Chunks pass through
 a thread-safe channel either way.
+
+This module only carries chunks: the run itself is the coroutine function it
+is given (``crewgraph.runner.stream`` passes the crew's run), so streaming
+never imports the crew or the runner.
 """
 
 from __future__ import annotations
@@ -26,10 +30,9 @@ from crewgraph.streaming._channel import Channel, End
 from crewgraph.streaming.chunks import StreamChunk, StreamChunkType
 
 if TYPE_CHECKING:
-    from crewgraph.crew import Crew
     from crewgraph.outputs import CrewOutput
 
-__all__ = ["CrewStreamingOutput", "stream_kickoff"]
+__all__ = ["CrewStreamingOutput"]
 
 Runner = Callable[[Callable[[StreamChunk], None]], Coroutine[Any, Any, list["CrewOutput"]]]
 """Runs the crew(s), handing every chunk to its argument; returns one output per run."""
@@ -236,27 +239,3 @@ class CrewStreamingOutput:
 
 def _cancelled() -> RunCancelledError:
     return RunCancelledError("the streaming run was cancelled (close() or aclose())")
-
-
-def stream_kickoff(
-    crew: Crew, inputs: list[dict[str, Any] | None], *, from_checkpoint: Any = None, on_loop: bool
-) -> CrewStreamingOutput:
-    """The streaming form of ``kickoff`` (one inputs dict) or ``kickoff_for_each_async`` (several,
-    run concurrently into one merged stream)."""
-    batch = list(inputs)
-
-    async def run(put: Callable[[StreamChunk], None]) -> list[CrewOutput]:
-        from crewgraph._crew_run import kickoff_crew
-
-        if len(batch) == 1:
-            return [await kickoff_crew(crew, batch[0], from_checkpoint=from_checkpoint, on_chunk=put)]
-        tasks = [asyncio.ensure_future(kickoff_crew(crew, i, on_chunk=put)) for i in batch]
-        try:
-            return list(await asyncio.gather(*tasks))
-        except BaseException:
-            for task in tasks:  # one run failed (or we were cancelled): stop the others
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-
-    return CrewStreamingOutput(run, runs=len(batch), on_loop=on_loop)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from crewgraph.testing.fake_http import FakeHTTPService, FakeRequestRecord
     from crewgraph.testing.network import NetworkBlockedError, network_blocked
     from crewgraph.testing.openai_server import (
+        Faults,
         OpenAICompatServer,
         RecordedRequest,
         ServerReply,
@@ -44,6 +45,7 @@ __all__ = [
     "FakeRequest",
     "FakeRequestRecord",
     "FakeToolCall",
+    "Faults",
     "NetworkBlockedError",
     "OpenAICompatServer",
     "RecordedRequest",
@@ -61,6 +63,7 @@ __all__ = [
 _LAZY = {
     "FakeHTTPService": "crewgraph.testing.fake_http",
     "FakeRequestRecord": "crewgraph.testing.fake_http",
+    "Faults": "crewgraph.testing.openai_server",
     "NetworkBlockedError": "crewgraph.testing.network",
     "OpenAICompatServer": "crewgraph.testing.openai_server",
     "RecordedRequest": "crewgraph.testing.openai_server",

@@ -11,7 +11,10 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crewgraph.testing._server_faults import Misbehaviour
 
 __all__ = ["UNSET", "RecordedRequest", "ScriptItem", "ServerReply", "embedding_for"]
 
@@ -32,6 +35,9 @@ class ServerReply:
     ``prompt_tokens_details``. For a ``"stream": true`` request the reply is
     sent as SSE chunks, ``chunk_delay`` seconds apart; ``stream_break_after``
     hangs up after that many chunks (a stream that breaks mid-way).
+    Misbehaving 200 replies (:meth:`drip`, :meth:`garbage`, :meth:`html`,
+    :meth:`null_message`, :meth:`empty_choices`, :meth:`bad_usage`,
+    :meth:`cut_off`) set ``misbehave``; see ``crewgraph.testing._server_faults``.
     """
 
     content: str | None = None
@@ -48,6 +54,7 @@ class ServerReply:
     delay: float = 0.0
     chunk_delay: float = 0.0
     stream_break_after: int | None = None
+    misbehave: Misbehaviour | None = None
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> ServerReply:
@@ -97,6 +104,57 @@ class ServerReply:
     def disconnect(cls) -> ServerReply:
         """Close the connection without answering (a connection reset for the client)."""
         return cls(drop_connection=True)
+
+    # -- misbehaving 200 replies -----------------------------------------------
+    @classmethod
+    def drip(cls, content: str, *, delay: float = 0.05, chunk: int = 1, **kw: Any) -> ServerReply:
+        """A valid completion whose body is sent ``chunk`` bytes every ``delay`` seconds."""
+        from crewgraph.testing._server_faults import Misbehaviour
+
+        return cls(content=content, misbehave=Misbehaviour(drip_delay=delay, drip_bytes=chunk), **kw)
+
+    @classmethod
+    def garbage(cls, body: str = '{"id": "chatcmpl-x", "choices": [{"mess', *,
+                content_type: str = "application/json") -> ServerReply:
+        """A 200 whose body is not JSON (by default a completion cut mid-way)."""
+        from crewgraph.testing._server_faults import Misbehaviour
+
+        return cls(misbehave=Misbehaviour(raw=body.encode(), content_type=content_type))
+
+    @classmethod
+    def html(cls, page: str = "<html><head><title>502 Bad Gateway</title></head>"
+                              "<body><h1>502 Bad Gateway</h1></body></html>") -> ServerReply:
+        """A 200 with an HTML page, as a proxy or captive portal sends."""
+        return cls.garbage(page, content_type="text/html; charset=utf-8")
+
+    @classmethod
+    def null_message(cls, content: str = "ignored") -> ServerReply:
+        """A completion whose ``choices[0].message`` is null."""
+        from crewgraph.testing._server_faults import Misbehaviour, null_message
+
+        return cls(content=content, misbehave=Misbehaviour(mangle=null_message))
+
+    @classmethod
+    def empty_choices(cls, content: str = "ignored") -> ServerReply:
+        """A completion with ``"choices": []``."""
+        from crewgraph.testing._server_faults import Misbehaviour, empty_choices
+
+        return cls(content=content, misbehave=Misbehaviour(mangle=empty_choices))
+
+    @classmethod
+    def bad_usage(cls, content: str, usage: Any = None) -> ServerReply:
+        """A good answer whose ``usage`` is of the wrong type (default: numbers as strings)."""
+        from crewgraph.testing._server_faults import Misbehaviour, usage_as
+
+        bad = {"prompt_tokens": "12", "completion_tokens": "3", "total_tokens": "15"} if usage is None else usage
+        return cls(content=content, misbehave=Misbehaviour(mangle=usage_as(bad)))
+
+    @classmethod
+    def cut_off(cls, content: str, after_bytes: int = 20) -> ServerReply:
+        """A completion whose body stops after ``after_bytes`` bytes: the server hangs up mid-reply."""
+        from crewgraph.testing._server_faults import Misbehaviour
+
+        return cls(content=content, misbehave=Misbehaviour(cut_after=after_bytes))
 
 
 ScriptItem = ServerReply | str | Callable[[dict[str, Any]], "ServerReply | str"]

@@ -33,10 +33,11 @@ from crewgraph.testing._server_data import (
     ServerReply,
     embedding_for,
 )
+from crewgraph.testing._server_faults import Faults, RawBody
 from crewgraph.testing._server_shapes import SlowModel, client_gone, written_tool_calls
 from crewgraph.testing._server_stream import SSE_DONE, sse_frame, stream_chunks
 
-__all__ = ["OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for"]
+__all__ = ["Faults", "OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for"]
 
 class OpenAICompatServer:
     """OpenAI-compatible server on ``127.0.0.1`` (random port) in a background thread.
@@ -59,6 +60,11 @@ class OpenAICompatServer:
     ``tool_calls``, as open models do; ``slow_model=SlowModel(...)`` makes
     replies take a slow model's time on few generation slots;
     ``context_window=N`` is reported by ``GET /models`` as vLLM does (``max_model_len``).
+    Misbehaving servers (see :mod:`crewgraph.testing._server_faults`):
+    ``faults=Faults(rate=0.7, seed=1)`` fails that share of chat requests with
+    429/500/503 before the script is read; ``ServerReply.drip``, ``garbage``,
+    ``html``, ``null_message``, ``empty_choices``, ``bad_usage``, ``cut_off``
+    and ``disconnect`` script broken replies.
     Use as a context manager, or call :meth:`start`/:meth:`stop`.
     """
 
@@ -76,12 +82,14 @@ class OpenAICompatServer:
         tool_calls_as_text: str | None = None,
         slow_model: SlowModel | None = None,
         context_window: int | None = None,
+        faults: Faults | None = None,
     ) -> None:
         if tool_calls_as_text is not None:
             written_tool_calls(tool_calls_as_text, [])  # an unknown format fails here, not per request
         self.tool_calls_as_text = tool_calls_as_text
         self.slow_model = slow_model
         self.context_window = context_window
+        self.faults = faults
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
         self.supports_json_object = supports_json_object
@@ -154,7 +162,7 @@ class OpenAICompatServer:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        """Every request body received (chat completions and embeddings), in order."""
+        """Every request body received (chat completions, embeddings, images), in order."""
         with self._lock:
             return [r.body for r in self.log]
 
@@ -182,7 +190,9 @@ class OpenAICompatServer:
             item = item(body)
         return ServerReply.text(item) if isinstance(item, str) else item
 
-    def _chat(self, body: dict[str, Any], number: int) -> tuple[int, dict[str, str], Any] | _Stream | None:
+    def _chat(
+        self, body: dict[str, Any], number: int
+    ) -> tuple[int, dict[str, str], Any] | _Stream | RawBody | None:
         """Status, headers and payload for a chat request, or the chunks to stream
         (``"stream": true``); None means drop the connection."""
         if body.get("tools") and not self.supports_tools:
@@ -194,6 +204,10 @@ class OpenAICompatServer:
             return _error(400, "response_format of type json_object is not supported.")
         if body.get("stream_options") is not None and not self.supports_stream_options:
             return _error(400, "Unrecognized request argument supplied: stream_options")
+        injected = self.faults.draw() if self.faults is not None else None
+        if injected is not None:
+            status, headers, payload = _error(injected[0], f"injected fault {injected[0]}")
+            return status, {**headers, **injected[1]}, payload
         reply = self._next_reply(body, number)
         if reply.delay > 0:
             time.sleep(reply.delay)
@@ -203,6 +217,8 @@ class OpenAICompatServer:
             status, headers, payload = _error(reply.status, reply.error_message, reply.error_body)
             return status, {**headers, **reply.headers}, payload
         completion = self._completion(body, reply, number)
+        if reply.misbehave is not None:
+            return reply.misbehave.render(completion)
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = stream_chunks(completion, include_usage=include_usage)
@@ -272,6 +288,18 @@ class OpenAICompatServer:
             "model": body.get("model") or self.model,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+    def _images(self, body: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+        """``/images/generations``: ``n`` images, each a URL on this server and a revised prompt."""
+        prompt = str(body.get("prompt") or "")
+        if not prompt:
+            return _error(400, "prompt is required")
+        count = int(body.get("n") or 1)
+        data = [
+            {"url": f"http://127.0.0.1:{self.port}/images/{i}.png", "revised_prompt": f"A picture of {prompt}"}
+            for i in range(count)
+        ]
+        return 200, {}, {"created": int(time.time()), "data": data}
 
     def _models(self) -> tuple[int, dict[str, str], Any]:
         entry: dict[str, Any] = {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
@@ -371,6 +399,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                 result = server._chat(body, number)
                 if result is None:
                     self.close_connection = True
+                elif isinstance(result, RawBody):
+                    result.send(self)
                 elif server.slow_model is not None and (isinstance(result, _Stream) or result[0] == 200):
                     self._slowly(server.slow_model, result, number)
                 elif isinstance(result, _Stream):
@@ -379,6 +409,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
                     self._send(*result)
             elif path.endswith("/embeddings"):
                 self._send(*server._embeddings(body))
+            elif path.endswith("/images/generations"):
+                self._send(*server._images(body))
             else:
                 self._send(*_error(404, f"unknown path {self.path}"))
 

@@ -36,27 +36,28 @@ _RAG_TOOLS = frozenset(
 _HOSTED_TOOLS = {
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
+    "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
+    "DallETool": "crewgraph.toolkit.openai_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FirecrawlCrawlWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
+    "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
+    "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
+    "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
+    "VisionTool": "crewgraph.toolkit.openai_tools",
+    "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
+    "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
+    "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 _NOT_PROVIDED = {
     "ComposioTool": "the hosted Composio platform",
-    "DallETool": "OpenAI's image API",
-    "VisionTool": "a hosted vision model",
-    "GithubSearchTool": "the GitHub API",
-    "YoutubeChannelSearchTool": "the YouTube API",
-    "YoutubeVideoSearchTool": "the YouTube API",
-    "MongoDBVectorSearchTool": "a MongoDB Atlas cluster",
-    "PGSearchTool": "a PostgreSQL database",
     "LlamaIndexTool": "LlamaIndex",
-    "WebsiteSearchTool": "retrieval over a live website (not built yet)",
-    "CodeDocsSearchTool": "retrieval over online documentation (not built yet)",
 }
 """crewai_tools names with no equivalent here yet, and what each would need: importing one
 says so instead of a bare "cannot import name", so a ported crew fails with a reason."""
@@ -64,8 +65,10 @@ says so instead of a bare "cannot import name", so a ported crew fails with a re
 __all__ = [
     "ApifyActorsTool",
     "BrowserbaseLoadTool",
+    "CodeDocsSearchTool",
     "CodeExecutionResult",
     "CodeInterpreterTool",
+    "DallETool",
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
@@ -74,9 +77,17 @@ __all__ = [
     "FirecrawlCrawlWebsiteTool",
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
+    "GithubSearchTool",
+    "MongoDBVectorSearchConfig",
+    "MongoDBVectorSearchTool",
+    "PGSearchTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
     "SerperDevTool",
+    "VisionTool",
+    "WebsiteSearchTool",
+    "YoutubeChannelSearchTool",
+    "YoutubeVideoSearchTool",
 ]
 
 

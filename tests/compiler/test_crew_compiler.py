@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from crewgraph import Agent, CompileError, Crew, CrewGraphError, Process, Task
 from crewgraph.tools import tool
@@ -112,9 +112,12 @@ def test_context_task_not_in_crew(agents: tuple[Agent, Agent]) -> None:
     assert "'outside' in its context, but that task is not in the crew" in str(info.value)
 
 
-def test_task_without_agent_in_sequential_crew() -> None:
-    with pytest.raises(CompileError, match=r"task #1 \('Do it'\) has no agent"):
-        Crew(tasks=[Task(description="Do it", expected_output="x")]).compile()
+def test_task_without_agent_in_sequential_crew_is_a_definition_error(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    with pytest.raises(ValidationError, match=r"Agent is missing in task #1 \('Do it'\)") as info:
+        Crew(agents=[r], tasks=[Task(description="Do it", expected_output="x")])
+    assert info.value.errors()[0]["loc"] == ("tasks", 0, "agent")
+    assert info.value.errors()[0]["type"] == "missing_agent_in_task"
 
 
 def test_missing_placeholders_are_named(agents: tuple[Agent, Agent]) -> None:
@@ -128,19 +131,33 @@ def test_missing_placeholders_are_named(agents: tuple[Agent, Agent]) -> None:
 
 def test_hierarchical_without_manager(agents: tuple[Agent, Agent]) -> None:
     r, _ = agents
-    crew = Crew(agents=[r], tasks=[Task(description="d", expected_output="x", agent=r)],
-                process=Process.hierarchical)
-    with pytest.raises(CompileError, match="needs `manager_llm` or `manager_agent`"):
+    with pytest.raises(ValidationError, match="`manager_llm` or `manager_agent` is required") as info:
+        Crew(agents=[r], tasks=[Task(description="d", expected_output="x", agent=r)], process=Process.hierarchical)
+    assert info.value.errors()[0]["loc"] == ("manager_llm",)
+
+
+def test_crew_changed_after_definition_is_checked_again_by_compile(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
+    crew = Crew(agents=[r], tasks=[Task(description="d", expected_output="x", agent=r)])
+    crew.tasks.append(Task(description="no agent", expected_output="x"))
+    with pytest.raises(CompileError, match="Agent is missing in task #2") as info:
         crew.compile()
+    assert isinstance(info.value, ValueError)
 
 
 def test_all_problems_reported_together(agents: tuple[Agent, Agent]) -> None:
+    r, _ = agents
     t1 = Task(description="no agent {x}", expected_output="x")
     t2 = Task(description="also none", expected_output="x")
+    with pytest.raises(ValidationError) as defined:
+        Crew(agents=[r], tasks=[t1, t2])
+    assert [e["loc"] for e in defined.value.errors()] == [("tasks", 0, "agent"), ("tasks", 1, "agent")]
+    crew = Crew(agents=[r], tasks=[Task(description="about {x} and {y}", expected_output="x", agent=r),
+                                   Task(name="two", description="{z}", expected_output="x", agent=r)])
     with pytest.raises(CompileError) as info:
-        Crew(tasks=[t1, t2]).compile({})
-    assert len(info.value.problems) == 3
-    assert isinstance(info.value, CrewGraphError)
+        crew.compile({})
+    assert len(info.value.problems) == 2
+    assert isinstance(info.value, CrewGraphError) and isinstance(info.value, ValueError)
 
 
 def test_kickoff_validates_before_any_llm_call(agents: tuple[Agent, Agent]) -> None:

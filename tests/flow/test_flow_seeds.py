@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from crewgraph.compiler.flow_compiler import FlowCompileWarning
-from crewgraph.errors import CompileError
 
 
 def test_seed_002_flow_dsl_as_written() -> None:
@@ -146,7 +146,7 @@ def test_seed_000_async_tools_in_a_flow(fake_llm: Any) -> None:
 
 def test_seed_000_snippet_verbatim_reports_the_taskless_crew(fake_llm: Any) -> None:
     """Verbatim, the snippet's crew has agents but no task: the flow raises the crew's
-    CompileError (from inside the method), naming the problem."""
+    definition error (a ValidationError naming ``tasks``, from inside the method)."""
     from crewgraph import Crew
     from crewgraph.flow.flow import Flow, start
 
@@ -159,5 +159,6 @@ def test_seed_000_snippet_verbatim_reports_the_taskless_crew(fake_llm: Any) -> N
             result = await crew.kickoff_async()
             return result
 
-    with pytest.raises(CompileError, match="no tasks"):
+    with pytest.raises(ValidationError, match="at least one task") as err:
         MyFlow().kickoff()
+    assert err.value.errors()[0]["loc"] == ("tasks",)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from crewgraph import Agent, CompileError, Crew, Process, Task
 from crewgraph.checkpoint import CheckpointConfig
@@ -148,12 +149,13 @@ def test_manager_agent_is_used_and_checked() -> None:
     armed = Agent(role="Boss", goal="Lead", tools=[t])
     with pytest.raises(CompileError, match="must not have tools"):
         Crew(agents=[researcher], tasks=[task], process=Process.hierarchical, manager_agent=armed).compile()
-    with pytest.raises(CompileError, match="must not also be in the crew's agents"):
-        Crew(agents=[researcher, boss], tasks=[task], process=Process.hierarchical, manager_agent=boss).compile()
-    with pytest.raises(CompileError, match="at least one agent besides the manager"):
-        Crew(agents=[], tasks=[task], process=Process.hierarchical, manager_llm="gpt-4o-mini").compile()
-    with pytest.raises(CompileError, match="manager_llm` or `manager_agent"):
-        Crew(agents=[researcher], tasks=[task], process=Process.hierarchical).compile()
+    # Definition errors, raised by Crew(...) itself as CrewAI does:
+    with pytest.raises(ValidationError, match="Manager agent should not be included in agents list"):
+        Crew(agents=[researcher, boss], tasks=[task], process=Process.hierarchical, manager_agent=boss)
+    with pytest.raises(ValidationError, match="the manager agent does not count"):
+        Crew(agents=[], tasks=[task], process=Process.hierarchical, manager_llm="gpt-4o-mini")
+    with pytest.raises(ValidationError, match="manager_llm` or `manager_agent"):
+        Crew(agents=[researcher], tasks=[task], process=Process.hierarchical)
 
 
 def test_guardrail_redoes_the_manager_step_with_feedback() -> None:

@@ -196,6 +196,9 @@ def test_no_factory_is_recorded_for_classes_that_cannot_be_rebuilt_by_name() -> 
 
         @crew
         def crew(self) -> Crew:
-            return Crew(agents=[], tasks=[])
+            from crewgraph import Agent, Task
+
+            a = Agent(role="R", goal="g")
+            return Crew(agents=[a], tasks=[Task(description="d", expected_output="x", agent=a)])
 
     assert Local().crew()._factory_ref is None

@@ -71,7 +71,7 @@ def test_chat_llm_says_it_is_not_supported() -> None:
 
 def test_unsupported_fields_left_at_crewais_default_ask_for_nothing() -> None:
     a = agent(use_system_prompt=True, prompt_template=None, apps=[], callbacks=[])
-    t = Task(description="d", expected_output="e", security_config=None, used_tools=0, converter_cls=None)
+    t = Task(description="d", expected_output="e", agent=a, security_config=None, used_tools=0, converter_cls=None)
     Crew(agents=[a], tasks=[t], chat_llm=None, share_crew=False)
 
 

@@ -66,4 +66,5 @@ def test_crew_collects_task_agents_and_rejects_bad_process() -> None:
     assert crew.agents == [a]
     with pytest.raises(ValidationError, match="process"):
         Crew(process="consensual")
-    assert Crew(process="parallel").process is Process.parallel
+    t = Task(description="d", expected_output="e", agent=a)
+    assert Crew(tasks=[t], process="parallel").process is Process.parallel

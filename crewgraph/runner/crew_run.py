@@ -1,46 +1,52 @@
-"""What ``Crew.kickoff`` does: compile, run on the scheduler, assemble the CrewOutput.
+"""The one run path: a crew definition -> its plan -> the scheduler -> a CrewOutput.
 
-Kept apart from ``crew.py`` so the facade is only its API. Per-task side
-effects (output files, callbacks, TaskCompletedEvent) happen as soon as a
-task's final node finishes, not after the whole run.
+``Crew.kickoff`` (and its async, for-each and streaming forms), a checkpoint
+resume, ``Task.execute_sync`` and ``Agent.kickoff`` all end in
+:func:`run_crew`; they differ only in the definition they hand it (a solo
+task is a one-task crew) and in the hooks they pass (a chunk sink for a
+stream, a prompt for a standalone agent). Nothing here imports a facade: the
+crew arrives as a :class:`~crewgraph.spec.crew.CrewSpec`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.run_context import current_run_id
-from crewgraph.errors import ConfigurationError
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
     CrewKickoffCompletedEvent,
     CrewKickoffFailedEvent,
     CrewKickoffStartedEvent,
-    TaskCompletedEvent,
     TaskFailedEvent,
 )
 from crewgraph.graph.node import Node
 from crewgraph.graph.run_state import RunState
 from crewgraph.ids import new_run_id
 from crewgraph.outputs import CrewOutput, TaskOutput
+from crewgraph.runner.plan import compile_plan
+from crewgraph.runner.task_effects import restore_output_file, task_done
 
 if TYPE_CHECKING:
-    from crewgraph.crew import Crew
-    from crewgraph.spec.task import Task
-    from crewgraph.streaming import StreamChunk
+    from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.spec.crew import CrewSpec
+    from crewgraph.streaming.chunks import StreamChunk
 
-__all__ = ["kickoff_crew"]
+__all__ = ["PlanHook", "run_crew"]
+
+PlanHook = Callable[["ExecutionGraph"], None]
+"""Adjusts a freshly compiled plan before it runs (a standalone agent's conversation)."""
 
 
-async def kickoff_crew(
-    crew: Crew,
+async def run_crew(
+    crew: CrewSpec,
     inputs: dict[str, Any] | None,
     *,
     from_checkpoint: Any = None,
     on_chunk: Callable[[StreamChunk], None] | None = None,
+    plan_hook: PlanHook | None = None,
 ) -> CrewOutput:
     """Run ``crew`` once. With ``on_chunk`` (a streaming kickoff), agent steps stream their model
     calls and every delta reaches ``on_chunk`` as a labelled ``StreamChunk``."""
@@ -51,17 +57,19 @@ async def kickoff_crew(
         changed = cb(inputs)
         if changed is not None:
             inputs = dict(changed)
-    checkpoint = _checkpoint_setup(crew, from_checkpoint, inputs)
+    checkpoint = _checkpoint(crew, from_checkpoint, inputs)
     inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
     # Inside a flow run, share the flow's run id so its events include the crew's
     # (not when checkpointing: the checkpoint store is keyed by the crew's own run).
     parent = current_run_id() if checkpoint.store is None else None
     run_id = checkpoint.run_id or parent or new_run_id()
-    graph = crew.compile(inputs)
+    graph = compile_plan(crew, inputs)
+    if plan_hook is not None:
+        plan_hook(graph)
     from crewgraph.runtime.cassette import apply_cassette
 
     graph, default_llm, _tape = apply_cassette(graph, crew.llm, crew.cassette)  # record/replay, if on
-    tasks_by_final = {p["final"]: (p, crew.tasks[p["index"]]) for p in graph.meta["tasks"]}
+    tasks_by_final = {p["final"]: crew.tasks[p["index"]] for p in graph.meta["tasks"]}
     state = _run_state(crew)
     if on_chunk is not None:
         from crewgraph.streaming.chunks import chunk_sink
@@ -76,18 +84,14 @@ async def kickoff_crew(
         crewgraph_event_bus.emit(crew, event)
 
     def on_node_finished(node: Node, output: Any) -> None:
-        entry = tasks_by_final.get(node.id)
-        if entry is not None and isinstance(output, TaskOutput):
-            _task_done(crew, entry[1], output, inputs, run_id)
+        task = tasks_by_final.get(node.id)
+        if task is not None and isinstance(output, TaskOutput):
+            task_done(crew, task, output, inputs, run_id)
 
     def on_node_restored(node: Node, output: Any) -> None:
-        # Callbacks and events fired in the run that computed this output; only make sure
-        # its output file exists (the process may have died between the save and the write).
-        entry = tasks_by_final.get(node.id)
-        if entry is not None and isinstance(output, TaskOutput):
-            path = entry[1].output_path(inputs)
-            if path is not None and not path.exists():
-                _write_output_file(entry[1], output, inputs)
+        task = tasks_by_final.get(node.id)
+        if task is not None and isinstance(output, TaskOutput):
+            restore_output_file(task, output, inputs)
 
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
@@ -140,40 +144,27 @@ async def kickoff_crew(
     return output
 
 
-class _Checkpoint:
-    def __init__(
-        self,
-        store: Any = None,
-        run_id: str | None = None,
-        restored: dict[str, Any] | None = None,
-        inputs: dict[str, Any] | None = None,
-    ):
-        self.store = store
-        self.run_id = run_id
-        self.restored = restored or {}
-        self.inputs = inputs
+def _checkpoint(crew: CrewSpec, from_checkpoint: Any, inputs: dict[str, Any]) -> Any:
+    """The store, run id, restored outputs and inputs of this run (nothing when not checkpointing)."""
+    from crewgraph.checkpoint.setup import ResolvedCheckpoint
 
-
-def _checkpoint_setup(crew: Crew, from_checkpoint: Any, inputs: dict[str, Any]) -> _Checkpoint:
-    """Resolve the checkpoint store and, when resuming, the outputs already computed
-    (and the run's own inputs, when a resume passes none)."""
     if not crew.checkpoint and from_checkpoint is None:
-        return _Checkpoint()
-    from crewgraph.checkpoint.setup import resolve_checkpoint
+        return ResolvedCheckpoint(inputs=inputs)
+    from crewgraph.runner.resume import resolve_crew_checkpoint
 
-    resolved = resolve_checkpoint(crew, from_checkpoint, inputs=inputs)
-    return _Checkpoint(resolved.store, resolved.run_id, resolved.restored, resolved.inputs)
+    return resolve_crew_checkpoint(crew, from_checkpoint, inputs=inputs)
 
 
-def _run_state(crew: Crew) -> RunState:
+def _run_state(crew: CrewSpec) -> RunState:
     state = RunState()
     limiters: dict[str, Any] = {}
-    if crew.max_rpm or any(a.max_rpm for a in [*crew.agents, crew.manager_agent] if a is not None):
+    agents = [*crew.agents, *([crew.manager_agent] if crew.manager_agent is not None else [])]
+    if crew.max_rpm or any(a.max_rpm for a in agents):
         from crewgraph.llm.rate_limit import RPMLimiter
 
         if crew.max_rpm:
             limiters["crew"] = RPMLimiter(crew.max_rpm)
-        for agent in [*crew.agents, *([crew.manager_agent] if crew.manager_agent else [])]:
+        for agent in agents:
             if agent.max_rpm:
                 limiters[f"agent:{agent.id}"] = RPMLimiter(agent.max_rpm)
     state.limiters.update(limiters)
@@ -182,48 +173,12 @@ def _run_state(crew: Crew) -> RunState:
     return state
 
 
-def _console(crew: Crew, run_id: str) -> Any:
+def _console(crew: CrewSpec, run_id: str) -> Any:
     if not (crew.verbose or any(a.verbose for a in crew.agents)):
         return None
     from crewgraph.events.console import ConsoleListener
 
     return ConsoleListener(run_id=run_id)
-
-
-def _write_output_file(task: Task, output: TaskOutput, inputs: dict[str, Any]) -> None:
-    """Write the task's output to its ``output_file``; an OS error becomes a ConfigurationError
-    naming the task, the field and the path (a bare ``IsADirectoryError`` names none of them)."""
-    path = task.output_path(inputs)
-    if path is None:
-        return
-    if output.json_dict is not None:
-        text = json.dumps(output.json_dict, indent=2, ensure_ascii=False)
-    elif output.pydantic is not None:
-        text = output.pydantic.model_dump_json(indent=2)
-    else:
-        text = output.raw
-    try:
-        if task.create_directory:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(path) else ""
-        hint = "" if task.create_directory else " (create_directory=False: the folder must exist)"
-        raise ConfigurationError(
-            f"task {output.name or task.display_name()!r}: cannot write its output_file "
-            f"{str(path)!r}: {exc.strerror or exc}{where}{hint}"
-        ) from exc
-
-
-def _task_done(crew: Crew, task: Task, output: TaskOutput, inputs: dict[str, Any], run_id: str) -> None:
-    _write_output_file(task, output, inputs)
-    event = TaskCompletedEvent(task_name=output.name or task.display_name(), agent_role=output.agent, output=output.raw)
-    event.run_id = run_id
-    crewgraph_event_bus.emit(crew, event)
-    if task.callback is not None:
-        task.callback(output)
-    if crew.task_callback is not None:
-        crew.task_callback(output)
 
 
 def _crew_output(graph: Any, result: Any) -> CrewOutput:

@@ -1,0 +1,124 @@
+"""``Flow.resume(run_id, answer)``: continue a paused (or killed) persisted run, in any process.
+
+The run's record in the flow store names the flow class (module, qualified
+name, source file), the state id and the questions it waits for. Resuming
+stores the answer with the record, restores the state and replays the
+journal: no completed method runs again (see :mod:`crewgraph.flow._run`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crewgraph.flow.flow import Flow
+    from crewgraph.flow.persistence import FlowPersistence
+
+__all__ = ["find_run", "load_flow_class", "resume_run"]
+
+
+def find_run(store: FlowPersistence, run_id: str) -> dict[str, Any]:
+    if not store.supports_runs:
+        raise ValueError(f"{store!r} keeps no run journal, so runs cannot be resumed from it")
+    record = store.load_run(run_id)
+    if record is None:
+        raise ValueError(f"no flow run {run_id!r} in {store!r}")
+    return record
+
+
+def load_flow_class(ref: dict[str, Any]) -> type[Flow[Any]]:
+    """Import the flow class a run record names (a script's ``__main__`` is loaded from its file)."""
+    from crewgraph.flow.flow import Flow
+
+    module_name, qualname, file = ref.get("module"), str(ref.get("qualname", "")), ref.get("file")
+    if "<locals>" in qualname:
+        raise ValueError(
+            f"flow class {qualname!r} was defined inside a function, so it cannot be found again by name; "
+            "resume with an instance: MyFlow().resume(run_id, answer)"
+        )
+    module: Any = None
+    if module_name and module_name != "__main__":
+        try:
+            module = importlib.import_module(str(module_name))
+        except ImportError:
+            module = None
+    if module is None and file and Path(file).is_file():
+        name = f"crewgraph_resumed_{abs(hash(file))}"
+        module = sys.modules.get(name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, file)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"cannot load the flow's source file {file!r}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+    if module is None:
+        raise ValueError(f"cannot import the flow class {module_name}.{qualname} (file: {file})")
+    found: Any = module
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if not (isinstance(found, type) and issubclass(found, Flow)):
+        raise ValueError(f"{module_name}.{qualname} is not a Flow class")
+    return found
+
+
+def _answers(record: dict[str, Any], answer: Any) -> dict[str, str]:
+    answers = dict(record.get("answers") or {})
+    pending = list(record.get("pending") or [])
+    if not pending:
+        if answer is not None:
+            raise ValueError(f"flow run {record['run_id']!r} is not waiting for an answer (status {record.get('status')!r})")
+        return answers
+    if answer is None:
+        asked = "; ".join(f"{p['method']}: {p['question']}" for p in pending)
+        raise ValueError(f"flow run {record['run_id']!r} waits for an answer ({asked}); give the answer (answer=... or --answer TEXT)")
+    if isinstance(answer, dict):
+        for p in pending:
+            given = answer.get(p["key"], answer.get(p["method"]))
+            if given is None:
+                raise ValueError(f"no answer for method {p['method']!r} ({p['question']!r})")
+            answers[p["key"]] = str(given)
+        return answers
+    if len(pending) > 1:
+        names = ", ".join(repr(p["method"]) for p in pending)
+        raise ValueError(f"flow run {record['run_id']!r} waits for {len(pending)} answers ({names}): "
+                         "pass a dict {method: answer}")
+    answers[pending[0]["key"]] = str(answer)
+    return answers
+
+
+async def resume_run(
+    flow: Flow[Any] | None,
+    cls: type[Flow[Any]] | None,
+    run_id: str,
+    answer: Any,
+    persistence: FlowPersistence | None,
+    limit: Any,
+) -> Any:
+    from crewgraph.flow._run import kickoff_flow
+    from crewgraph.flow.persistence import resolve_class_store
+
+    store = persistence or resolve_class_store(type(flow) if flow is not None else cls, flow)
+    record = find_run(store, run_id)
+    if record.get("status") == "completed":
+        raise ValueError(f"flow run {run_id!r} already completed; nothing to resume")
+    if flow is None:
+        from crewgraph.flow.flow import Flow
+
+        ref = record.get("flow") or {}
+        if cls is None or cls is Flow:
+            found = load_flow_class(ref)  # Flow.resume(...): the run names its class
+        elif ref.get("qualname") not in (None, cls.__qualname__):
+            raise ValueError(f"run {run_id!r} is a run of {ref.get('qualname')}, not of {cls.__qualname__}")
+        else:
+            found = cls
+        flow = found(persistence=persistence) if persistence is not None else found()
+    elif persistence is not None:
+        flow._persistence = persistence
+    record["answers"] = _answers(record, answer)
+    limit = flow.max_method_calls if limit is None else limit
+    return await kickoff_flow(flow, {"id": record["flow_uuid"]}, limit, resume=record)

@@ -1,0 +1,129 @@
+"""CrewSpec: what a crew *is* (agents, tasks, process and settings), validated on definition.
+
+The ``Crew`` users build (``crewgraph.crew``) is this definition plus the
+methods that run it. Keeping the definition here, on the same layer as
+Agent and Task, lets the runner below the facade build and run crews of its
+own (``Task.execute_sync`` runs a one-task crew) without importing the
+facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
+``ValidationError`` naming the field, as CrewAI does.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import (
+    UUID4,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
+
+from crewgraph.outputs import UsageMetrics
+from crewgraph.spec._crew_rules import crew_problems, raise_problems
+from crewgraph.spec._unsupported import reject_unsupported
+from crewgraph.spec._validators import check_llm, check_policy
+from crewgraph.spec.agent import Agent
+from crewgraph.spec.process import Process
+from crewgraph.spec.task import Task
+
+__all__ = ["CrewSpec"]
+
+
+class CrewSpec(BaseModel):
+    """A team of agents working through tasks. Field names follow CrewAI."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid", defer_build=True)
+
+    id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
+    name: str | None = "crew"
+    agents: list[Agent] = Field(default_factory=list)
+    tasks: list[Task] = Field(default_factory=list)
+    process: Process = Process.sequential
+    verbose: bool = False
+    llm: Any = Field(default=None, description="Default model for agents that set none")
+    manager_llm: Any = None
+    manager_agent: Agent | None = None
+    planning: bool = False
+    planning_llm: Any = None
+    memory: Any = Field(default=False, description="bool, Memory, MemoryScope or MemorySlice")
+    embedder: Any = None
+    cache: bool = Field(default=False, description="Cache tools' results (the seed's default: off)")
+    max_rpm: int | None = Field(default=None, ge=1)
+    max_concurrency: int = Field(default=128, ge=1)
+    stream: bool = Field(
+        default=False, description="kickoff returns a CrewStreamingOutput of chunks as the agents work"
+    )
+    step_callback: Callable[..., Any] | None = None
+    task_callback: Callable[..., Any] | None = None
+    before_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
+    after_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
+    tool_failure_policy: Any = None
+    checkpoint: Any = None
+    cassette: Any = Field(
+        default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
+    )
+    input_provider: Callable[[str], str] | None = Field(
+        default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
+    )
+    output_log_file: bool | str | None = None
+
+    usage_metrics: UsageMetrics | None = None
+    _memory: Any = PrivateAttr(default=None)
+    _last_run: Any = PrivateAttr(default=None)
+    _factory_ref: str | None = PrivateAttr(default=None)
+    """``module:attr`` that rebuilds this crew, stored in checkpoints for ``from_checkpoint``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unsupported_fields(cls, data: Any) -> Any:
+        """CrewAI fields crewgraph does not implement (``chat_llm``...) fail naming themselves."""
+        return reject_unsupported(data, "Crew", cls.model_fields)
+
+    _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
+        classmethod(lambda cls, v: check_llm(v))
+    )
+
+    _validate_policy = field_validator("tool_failure_policy", mode="before")(
+        classmethod(lambda cls, v: check_policy(v))
+    )
+
+    @model_validator(mode="after")
+    def _collect_agents(self) -> CrewSpec:
+        """Agents referenced by tasks join the crew, as in CrewAI; then the definition rules."""
+        known = {a.id for a in self.agents}
+        manager = self.manager_agent.id if self.manager_agent is not None else None
+        for task in self.tasks:
+            if task.agent is not None and task.agent.id not in known and task.agent.id != manager:
+                self.agents.append(task.agent)
+                known.add(task.agent.id)
+        raise_problems(type(self).__name__, crew_problems(self), self)
+        return self
+
+    # ------------------------------------------------------------------ memory
+    @property
+    def memory_enabled(self) -> bool:
+        return self.memory is not False and self.memory is not None
+
+    def get_memory(self) -> Any:
+        """The crew's Memory (built on first use when ``memory=True``), or None."""
+        if not self.memory_enabled:
+            return None
+        if self.memory is True:
+            if self._memory is None:
+                from crewgraph.memory import Memory
+
+                self._memory = Memory(embedder=self.embedder) if self.embedder is not None else Memory()
+            return self._memory
+        return self.memory
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, process={self.process.value}, "
+            f"agents={len(self.agents)}, tasks={len(self.tasks)})"
+        )
