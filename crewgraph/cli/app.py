@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from crewgraph.cli import checkpoints_cmd, create_cmd, doctor_cmd, flows_cmd, memory_cmd, plot_cmd, run_cmd
+from crewgraph.cli import (
+    checkpoints_cmd,
+    create_cmd,
+    doctor_cmd,
+    flows_cmd,
+    memory_cmd,
+    plot_cmd,
+    run_cmd,
+)
 from crewgraph.cli._errors import DEBUG_ENV, set_debug
 
 __all__ = ["app"]
