@@ -93,10 +93,12 @@ def plan_for(report: ServerReport) -> dict[str, object]:
         llm_args.append(f'structured_mode="{structured}"')
     slow = isinstance(rate, float) and rate < 30
     if slow and isinstance(rate, float):
-        # an answer of ~1000 tokens at this pace, with room to spare
-        seconds = int(min(3600, max(120, 1500 / rate)))
-        settings += [f"CREWGRAPH_LLM_TIMEOUT={seconds}", "CREWGRAPH_LLM_MAX_TOKENS=1024", "CREWGRAPH_LLM_CONCURRENCY=1"]
-        llm_args += [f"timeout={seconds}", "max_tokens=1024"]
+        # Stream with an idle timeout (prompt processing on a CPU takes a while before the first
+        # token), bound each answer, and allow two 512-token answers plus prompt time per attempt.
+        seconds = int(min(3600, max(300, 2 * 512 / rate + 300)))
+        settings += ["CREWGRAPH_LLM_IDLE_TIMEOUT=180", f"CREWGRAPH_LLM_TIMEOUT={seconds}",
+                     "CREWGRAPH_LLM_MAX_TOKENS=512", "CREWGRAPH_LLM_CONCURRENCY=1"]
+        llm_args += ["idle_timeout=180", f"timeout={seconds}", "max_tokens=512", "max_concurrency=1"]
     return {
         "tools": tools,
         "structured_output": structured,
