@@ -111,6 +111,7 @@ class AgentStepNode(Node):
     """The ``planning`` node whose output (``{task key: plan}``) holds this step's plan."""
     plan_key: str = ""
     tool_policies: tuple[Any, ...] = ()
+    max_tool_result_chars: int | None = None
     cache: bool = True
     rpm_keys: tuple[str, ...] = ()
     output_schema: dict[str, Any] | None = None
@@ -176,7 +177,7 @@ class AgentStepNode(Node):
                 reply = await self._call(ctx, llm, loop, None, stream)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
-        self._callbacks(reply)
+        await self._callbacks(reply)
         if loop.text_mode and tool_turn:
             return await self._text_turn(ctx, loop, reply.content or "", step_usage)
         if loop.text_mode:
@@ -506,6 +507,7 @@ class AgentStepNode(Node):
                 task_name=self.task_name,
                 policies=self.tool_policies,
                 cache=self.cache,
+                max_result_chars=self.max_tool_result_chars,
                 timeout=self._time_left(loop),
                 call_format=call_format,
             )
@@ -535,7 +537,11 @@ class AgentStepNode(Node):
         final: str | None = None
         for node_id, call_id, name in loop.pending:
             outcome = ctx.spawned.get(node_id)
-            text = getattr(outcome, "text", str(outcome))
+            text = getattr(outcome, "text", None)
+            if text is None:  # a coworker's answer (delegation): capped like a tool result
+                from crewgraph.tools._result_cap import cap_result, result_limit
+
+                text = cap_result(str(outcome), result_limit(None, self.max_tool_result_chars))
             if loop.text_mode:
                 loop.messages.append(text_tools.observation_message(text))
             else:
@@ -568,9 +574,16 @@ class AgentStepNode(Node):
             return ""
         return str(reply or "").strip()
 
-    def _callbacks(self, reply: Any) -> None:
+    async def _callbacks(self, reply: Any) -> None:
+        """Step callbacks run off the scheduler's thread; one that raises fails the run
+        with a CallbackError naming it (not retried: that would repeat the model call)."""
+        if not self.step_callbacks:
+            return
+        from crewgraph._internal.callbacks import call_user_callback
+
+        where = f"task {self.task_name!r} (agent {self.agent_role!r})"
         for cb in self.step_callbacks:
-            cb(reply)
+            await call_user_callback(cb, reply, kind="step_callback", where=where)
 
     def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
         output = TaskOutput(

@@ -83,15 +83,23 @@ async def run_crew(
         event.run_id = run_id
         crewgraph_event_bus.emit(crew, event)
 
-    def on_node_finished(node: Node, output: Any) -> None:
+    from crewgraph.runner.task_callbacks import TaskCallbacks
+
+    callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
+
+    def on_node_finished(node: Node, output: Any) -> Any:
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
             task_done(crew, task, output, inputs, run_id)
+            return callbacks.finished(node.id, task, output)  # off this thread, awaited
+        return None
 
-    def on_node_restored(node: Node, output: Any) -> None:
+    def on_node_restored(node: Node, output: Any) -> Any:
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
             restore_output_file(task, output, inputs)
+            return callbacks.restored(node.id, task, output)  # those that had not completed
+        return None
 
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
@@ -118,6 +126,7 @@ async def run_crew(
         if failed is not None:
             emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
         emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+        await crewgraph_event_bus.adrain()
         raise
     finally:
         if memory is not None and hasattr(memory, "drain_writes"):
@@ -141,6 +150,7 @@ async def run_crew(
             duration_ms=(time.perf_counter() - start) * 1000,
         )
     )
+    await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return output
 
 

@@ -94,6 +94,7 @@ class BaseTool(BaseModel, ABC):
     (whether a result may be cached), ``result_as_answer`` (the result ends the
     agent's task), ``max_usage_count``/``current_usage_count`` and
     ``tool_failure_policy`` (most specific level of the failure policy chain).
+    ``max_result_chars`` (crewgraph's) caps the text the model reads per call.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -105,6 +106,9 @@ class BaseTool(BaseModel, ABC):
     cache_function: Callable[..., Any] = Field(default=_default_cache_function)
     result_as_answer: bool = Field(default=False)
     max_usage_count: int | None = Field(default=None, ge=0)
+    max_result_chars: int | None = Field(
+        default=None, ge=1, description="Most characters of a result the model reads (see tools._result_cap)"
+    )
     current_usage_count: int = Field(default=0, ge=0)
     tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
 

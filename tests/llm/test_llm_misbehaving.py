@@ -135,3 +135,15 @@ def test_tools_are_sent_with_tool_choice_auto(server: OpenAICompatServer, make_l
     server.add("no tool needed")
     make_llm().call("hi", tools=[ToolSpec(name="lookup", description="Look up")])
     assert server.chat_requests[0]["tool_choice"] == "auto"
+
+
+def test_a_refused_connection_gets_two_retries_not_sixteen() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    llm = LLM(model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k",
+              retry_initial_delay=0.001, retry_max_delay=0.002)
+    with pytest.raises(LLMError, match=r"could not connect .*gave up after 3 attempts; is the server running\?"):
+        llm.call("hi")

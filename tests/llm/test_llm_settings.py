@@ -87,7 +87,8 @@ def test_crewgraph_run_reads_the_projects_dotenv(
     from crewgraph.cli.create_cmd import scaffold_crew
 
     root = scaffold_crew("dotenv demo", tmp_path)
-    (root / ".env").write_text(f"MODEL=openai/dotenv-model\nBASE_URL={server.base_url}\n")
+    (root / ".env").write_text(f"MODEL=openai/dotenv-model\nBASE_URL={server.base_url}\n"
+                               "CREWGRAPH_LLM_MAX_TOKENS=64\n")
     monkeypatch.chdir(root)
     monkeypatch.setenv("CREWGRAPH_STORAGE_DIR", str(tmp_path / "store"))
     monkeypatch.setattr(sys, "path", list(sys.path))
@@ -100,3 +101,4 @@ def test_crewgraph_run_reads_the_projects_dotenv(
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "from the env model"
     assert {r["model"] for r in server.chat_requests} == {"dotenv-model"}
+    assert {r["max_tokens"] for r in server.chat_requests} == {64}  # request settings from .env too
