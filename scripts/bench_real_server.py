@@ -18,6 +18,7 @@ the analysts' tool calls were taken as their final answers).
 
     python scripts/bench_real_server.py                       # this checkout
     python scripts/bench_real_server.py --tree /tmp/before --tree .
+    python scripts/bench_real_server.py --format mistral --env CREWGRAPH_LLM_IDLE_TIMEOUT=30
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CREWGRAPH_"))}
         env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="not-needed",
                    CREWGRAPH_MODEL="qwen2.5-1.5b-instruct", PYTHONPATH=str(tree))
+        env.update(dict(item.split("=", 1) for item in args.env))
         started = time.perf_counter()
         job = subprocess.run(
             [sys.executable, str(tree / "examples" / "project_briefing.py"), str(REPO / "crewgraph"), "--out", out],
@@ -148,6 +150,7 @@ def run_memory(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
     with OpenAICompatServer(default=analyse, tool_calls_as_text=args.format, slow_model=slow) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CREWGRAPH_"))}
         env["PYTHONPATH"] = str(tree)
+        env.update(dict(item.split("=", 1) for item in args.env))
         job = subprocess.run([sys.executable, "-c", _ANALYSIS, server.base_url, str(args.saves)],
                              capture_output=True, text=True, env=env, timeout=args.limit, cwd=tempfile.gettempdir())
         calls = len(server.chat_requests)
@@ -166,6 +169,8 @@ def main() -> None:
     parser.add_argument("--prefill", type=float, default=0.5, help="seconds of prompt processing per request")
     parser.add_argument("--limit", type=float, default=900, help="seconds before a job run is abandoned")
     parser.add_argument("--saves", type=int, default=5, help="memory saves to analyse")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="environment for the job, e.g. CREWGRAPH_LLM_IDLE_TIMEOUT=180 (repeatable)")
     args = parser.parse_args()
     for tree in args.tree or [REPO]:
         print(json.dumps({"job": "main job", **run_tree(tree.resolve(), args)}))
