@@ -17,6 +17,7 @@ no fallbacks. A probe's outcome is a :class:`Probe` with a status:
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -367,7 +368,8 @@ _CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "conte
 
 def _context_window(client: _Client, model: str, models: Probe) -> Probe:
     """From ``/models`` (vLLM ``max_model_len``, LM Studio/OpenRouter ``context_length``,
-    llama.cpp ``meta.n_ctx_train``), else llama.cpp's ``/props``; unknown if neither says."""
+    llama.cpp ``meta.n_ctx_train``), else llama.cpp's ``/props``, else Ollama's ``/api/show``;
+    unknown if none says."""
     for entry in models.data.get("entries", []):
         if entry.get("id") != model:
             continue
@@ -389,4 +391,37 @@ def _context_window(client: _Client, model: str, models: Probe) -> Probe:
         n_ctx = None
     if isinstance(n_ctx, int):
         return Probe("context window", "ok", f"{n_ctx} tokens (llama.cpp /props)", data={"tokens": n_ctx})
+    ollama = _ollama_context(client, root, model)
+    if ollama is not None:
+        return ollama
     return Probe("context window", "unknown", "the server does not report it")
+
+
+_OLLAMA_DEFAULT_NUM_CTX = 4096
+"""Ollama's context when neither the Modelfile nor ``OLLAMA_CONTEXT_LENGTH`` sets one (recent
+versions; older ones used 2048). Longer prompts are cut without an error."""
+
+
+def _ollama_context(client: _Client, root: str, model: str) -> Probe | None:
+    """Ollama's ``/api/show``: the model's trained context and the ``num_ctx`` it runs with."""
+    import httpx
+
+    try:
+        response = client.http.post(f"{root}/api/show", json={"model": model})
+        shown = response.json() if response.status_code == 200 else None
+    except (ValueError, httpx.HTTPError):
+        return None
+    if not isinstance(shown, dict):
+        return None
+    info = shown.get("model_info") or {}
+    trained = next((v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)), None)
+    match = re.search(r"(?m)^\s*num_ctx\s+(\d+)", str(shown.get("parameters") or ""))
+    num_ctx = int(match.group(1)) if match else None
+    if trained is None and num_ctx is None:
+        return None
+    used = num_ctx or _OLLAMA_DEFAULT_NUM_CTX
+    detail = f"{used} tokens (Ollama num_ctx{'' if num_ctx else ', its default'})"
+    if trained is not None and trained > used:
+        detail += (f"; the model was trained for {trained}: longer prompts are cut silently, "
+                   "set OLLAMA_CONTEXT_LENGTH or num_ctx to use more")
+    return Probe("context window", "ok", detail, data={"tokens": used, "trained": trained})

@@ -102,3 +102,57 @@ def test_a_slow_server_gets_bounded_probes_and_timeout_advice(cli: Any) -> None:
         result = doctor(cli, server, "--timeout", "0.3")
     assert result.exit_code == 1  # the chat probe did not answer
     assert "no answer within 0.3s" in lines_with(result.output, "chat")
+
+
+def test_ollama_reports_the_num_ctx_it_runs_with() -> None:
+    """Ollama's /api/show (a minimal fake of it): the trained context and the smaller num_ctx."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from crewgraph.cli._probes import Probe, _Client, _context_window
+
+    shows = [{"model_info": {"qwen2.context_length": 32768}, "parameters": "stop \"<|im_end|>\""},
+             {"model_info": {"qwen2.context_length": 32768}, "parameters": "num_ctx 16384\ntemperature 0.7"}]
+
+    class Ollama(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            return
+
+        def _answer(self, status: int, body: Any) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self._answer(404, {"error": "not found"})  # no llama.cpp /props
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path == "/api/show":
+                self._answer(200, shows.pop(0))
+            else:
+                self._answer(404, {})
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Ollama)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    client = _Client(f"http://127.0.0.1:{httpd.server_address[1]}/v1", None, 5)
+    try:
+        models = Probe("models", "ok", data={"entries": [{"id": "qwen2.5:1.5b", "owned_by": "library"}]})
+        default = _context_window(client, "qwen2.5:1.5b", models)
+        configured = _context_window(client, "qwen2.5:1.5b", models)
+    finally:
+        client.close()
+        httpd.shutdown()
+        httpd.server_close()
+    assert default.data == {"tokens": 4096, "trained": 32768}
+    assert "its default" in default.detail and "cut silently" in default.detail
+    assert configured.data == {"tokens": 16384, "trained": 32768}
+
+
+def test_a_server_that_lists_no_models_needs_model(cli: Any) -> None:
+    with OpenAICompatServer(default=cooperative) as server:
+        server.model = ""
+        result = cli("doctor", "--base-url", server.base_url, "--timeout", "5")
+    assert result.exit_code == 1 and "lists no models; name one with --model" in result.stderr
