@@ -24,6 +24,8 @@ from crewgraph.spec._dump import named_for_json, tools_for_json
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     check_guardrail,
+    check_knowledge_config,
+    check_knowledge_sources,
     check_llm,
     check_mcps,
     check_policy,
@@ -69,6 +71,11 @@ class Agent(BaseAgent):
         default=None, description="Checks every answer of this agent: a (TaskOutput) -> (bool, Any) function or a text"
     )
     guardrail_max_retries: int = Field(default=3, ge=0, description="Redos the agent's guardrail allows")
+    knowledge_sources: list[Any] = Field(
+        default_factory=list, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
+    )
+    knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
+    embedder: Any = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
     mcps: list[Any] = Field(
         default_factory=list,
@@ -84,7 +91,7 @@ class Agent(BaseAgent):
     def _tools_json(self, tools: list[Any]) -> list[Any]:
         return tools_for_json(tools, f"Agent {self.role!r}")
 
-    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", "guardrail", when_used="json")
+    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", "embedder", "guardrail", when_used="json")
     def _name_objects(self, value: Any) -> Any:
         return named_for_json(value, f"Agent {self.role!r}")
 
@@ -115,6 +122,12 @@ class Agent(BaseAgent):
         classmethod(lambda cls, v: check_policy(v))
     )
     _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
+    _validate_knowledge = field_validator("knowledge_sources", mode="before")(
+        classmethod(lambda cls, v: check_knowledge_sources(v))
+    )
+    _validate_knowledge_config = field_validator("knowledge_config", mode="before")(
+        classmethod(lambda cls, v: check_knowledge_config(v))
+    )
 
     # ------------------------------------------------------------------ working alone
     def kickoff(
