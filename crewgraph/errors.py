@@ -8,6 +8,7 @@ what went wrong (the task, the node, the field) in its message.
 from __future__ import annotations
 
 __all__ = [
+    "CallbackError",
     "CheckpointError",
     "CompileError",
     "ConfigurationError",
@@ -36,6 +37,20 @@ class CrewGraphError(Exception):
     """
 
     retryable: bool = False
+
+
+class CallbackError(CrewGraphError):
+    """A user callback (``step_callback``, ``task_callback``, ``Task.callback``) raised.
+
+    Names the callback, not the node that happened to call it; the original
+    exception is the ``__cause__``. Not retried: retrying the node would repeat
+    the model calls the callback was about, not the callback.
+    """
+
+    def __init__(self, message: str, *, callback: str = "", kind: str = "") -> None:
+        super().__init__(message)
+        self.callback = callback
+        self.kind = kind
 
 
 class ConfigurationError(CrewGraphError):

@@ -87,6 +87,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         memory_node=recall_id,
         tool_policies=(task.tool_failure_policy, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
         cache=bool(agent.cache) and bool(getattr(crew, "cache", True)),
+        max_tool_result_chars=agent.max_tool_result_chars,
         rpm_keys=rpm_keys(crew, agent),
         output_schema=structured.model_json_schema() if structured is not None else None,
         human_input=task.human_input,

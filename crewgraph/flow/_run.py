@@ -134,4 +134,5 @@ async def kickoff_flow(
     journal.finish("completed")
     result = outputs[-1] if outputs else None
     emit(FlowFinishedEvent(flow_name=name, result=result, duration_ms=(time.perf_counter() - start) * 1000))
+    await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return result

@@ -83,6 +83,8 @@ class ToolCallNode(Node):
     (task, agent, crew); the first non-None wins, default warn. ``cache`` is
     the agent's/crew's cache switch (each tool's ``cache_function`` still
     decides per result). ``retry`` defaults to :data:`TOOL_RETRY_POLICY`.
+    ``max_result_chars`` is the agent's cap on the text the model reads (the
+    tool's own ``max_result_chars`` wins; see ``crewgraph.tools._result_cap``).
     """
 
     kind: ClassVar[str] = "tool"
@@ -95,6 +97,7 @@ class ToolCallNode(Node):
     task_name: str | None = None
     policies: tuple[Any, ...] = ()
     cache: bool = True
+    max_result_chars: int | None = None
     call_format: str = ""
     """How the model made the call when it was not a native tool call: ``react`` (the text
     protocol) or a format of :mod:`crewgraph.nodes._content_calls` (``hermes``, ``json``...)."""

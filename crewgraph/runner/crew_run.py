@@ -77,21 +77,30 @@ async def run_crew(
         state.stream = chunk_sink(crew, graph, inputs, on_chunk)
     memory = crew.get_memory()
     listener = _console(crew, run_id)
+    log_file = _output_log(crew, run_id)
     start = time.perf_counter()
 
     def emit_crew(event: Any) -> None:
         event.run_id = run_id
         crewgraph_event_bus.emit(crew, event)
 
-    def on_node_finished(node: Node, output: Any) -> None:
+    from crewgraph.runner.task_callbacks import TaskCallbacks
+
+    callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
+
+    def on_node_finished(node: Node, output: Any) -> Any:
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
             task_done(crew, task, output, inputs, run_id)
+            return callbacks.finished(node.id, task, output)  # off this thread, awaited
+        return None
 
-    def on_node_restored(node: Node, output: Any) -> None:
+    def on_node_restored(node: Node, output: Any) -> Any:
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
             restore_output_file(task, output, inputs)
+            return callbacks.restored(node.id, task, output)  # those that had not completed
+        return None
 
     emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
     scheduler = Scheduler(
@@ -118,12 +127,15 @@ async def run_crew(
         if failed is not None:
             emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
         emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+        await crewgraph_event_bus.adrain()
         raise
     finally:
         if memory is not None and hasattr(memory, "drain_writes"):
             memory.drain_writes()
         if listener is not None:
             listener.close()
+        if log_file is not None:
+            log_file.close()
         if checkpoint.store is not None and hasattr(checkpoint.store, "close"):
             checkpoint.store.close()
     output = _crew_output(graph, result)
@@ -141,6 +153,7 @@ async def run_crew(
             duration_ms=(time.perf_counter() - start) * 1000,
         )
     )
+    await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return output
 
 
@@ -171,6 +184,17 @@ def _run_state(crew: CrewSpec) -> RunState:
     if crew.input_provider is not None:
         state.extras["input_provider"] = crew.input_provider
     return state
+
+
+def _output_log(crew: CrewSpec, run_id: str) -> Any:
+    """The ``output_log_file`` listener for this run, or None."""
+    from crewgraph.events.output_log import OutputLogListener, log_path
+
+    path = log_path(crew.output_log_file)
+    if path is None:
+        return None
+    names = {t.name or t.display_name(): t.description for t in crew.tasks}
+    return OutputLogListener(path, run_id, names)
 
 
 def _console(crew: CrewSpec, run_id: str) -> Any:

@@ -56,13 +56,10 @@ def restore_output_file(task: Task, output: TaskOutput, inputs: dict[str, Any]) 
 
 
 def task_done(crew: CrewSpec, task: Task, output: TaskOutput, inputs: dict[str, Any], run_id: str) -> None:
-    """The task's output file, ``TaskCompletedEvent``, ``task.output``, then its callbacks."""
+    """The task's output file, ``TaskCompletedEvent`` and ``task.output``; its callbacks run
+    after this, off the scheduler's thread (``runner.task_callbacks``)."""
     write_output_file(task, output, inputs)
     event = TaskCompletedEvent(task_name=output.name or task.display_name(), agent_role=output.agent, output=output.raw)
     event.run_id = run_id
     crewgraph_event_bus.emit(crew, event)
     task.record_output(output)
-    if task.callback is not None:
-        task.callback(output)
-    if crew.task_callback is not None:
-        crew.task_callback(output)

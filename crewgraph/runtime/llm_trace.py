@@ -56,10 +56,10 @@ class LLMCallTracer:
         self._counts: dict[str, int] = {}
 
     def __enter__(self) -> LLMCallTracer:
-        self.bus.register_handler(LLMCallStartedEvent, self._started)
-        self.bus.register_handler(LLMCallCompletedEvent, self._completed)
-        self.bus.register_handler(LLMCallFailedEvent, self._failed)
-        self.bus.register_handler(LLMCallRetryEvent, self._retried)
+        self.bus.register_handler(LLMCallStartedEvent, self._started, inline=True)
+        self.bus.register_handler(LLMCallCompletedEvent, self._completed, inline=True)
+        self.bus.register_handler(LLMCallFailedEvent, self._failed, inline=True)
+        self.bus.register_handler(LLMCallRetryEvent, self._retried, inline=True)
         return self
 
     def __exit__(

@@ -26,8 +26,9 @@ Semantics
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -53,7 +54,8 @@ from crewgraph.runtime._attempts import run_step_with_policies
 
 __all__ = ["RunResult", "Scheduler"]
 
-NodeHook = Callable[[Node, Any], None]
+NodeHook = Callable[[Node, Any], Any]
+"""``hook(node, output)``; may return an awaitable (the successors fire once it is done)."""
 
 
 @dataclass
@@ -146,6 +148,8 @@ class Scheduler:
         self.order: list[str] = []
         self.records: dict[str, RunRecord] = {}
         self.spawn_edges: list[tuple[str, str]] = []
+        self._children: dict[str, list[str]] = {}
+        self._restored_usage: dict[str, UsageMetrics] = {}
         self._executions = 0
         self._fired: dict[str, set[str]] = {n: set() for n in self.plan.nodes}
         self._once_done: set[str] = set()
@@ -183,6 +187,7 @@ class Scheduler:
             self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=node.display_label)
         if self.checkpointer is not None:
             self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
+            self._restored_usage = self._load_restored_usage()
         try:
             for nid in self.plan.entry:
                 self._make_ready(nid, None)
@@ -204,9 +209,11 @@ class Scheduler:
             if isinstance(exc, CrewGraphError):
                 exc.run_id = self.run_id  # type: ignore[attr-defined]
                 exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
+            await self.bus.adrain()  # handlers have seen the run's events when it ends
             raise
         status = "paused" if self.paused else "completed"
         self._finish_checkpoint(status, None)
+        await self.bus.adrain()
         total = UsageMetrics()
         for rec in self.records.values():
             total = total.add(rec.usage)
@@ -218,6 +225,36 @@ class Scheduler:
             order=self.order,
             paused=dict(self.paused),
         )
+
+    def _load_restored_usage(self) -> dict[str, UsageMetrics]:
+        """Tokens each restored node (and what it spawned) spent in the run that computed it,
+        so a resumed run reports the whole run's usage, not only what ran this time."""
+        nodes = getattr(self.checkpointer, "nodes", None)
+        if not self.restored or nodes is None:
+            return {}
+        usage: dict[str, UsageMetrics] = {}
+        for saved in nodes(self.run_id):
+            if saved.node_id not in self.restored:
+                continue
+            data = saved.info.get("run_usage") or saved.info.get("usage")
+            if isinstance(data, dict):
+                try:
+                    usage[saved.node_id] = UsageMetrics.model_validate(data)
+                except ValueError:
+                    continue
+        return usage
+
+    def _subtree_usage(self, nid: str) -> UsageMetrics:
+        """Usage of ``nid``'s record plus every record it spawned, transitively."""
+        total = UsageMetrics()
+        stack = [nid]
+        while stack:
+            current = stack.pop()
+            rec = self.records.get(current)
+            if rec is not None:
+                total = total.add(rec.usage)
+            stack.extend(self._children.get(current, ()))
+        return total
 
     def _meta(self) -> dict[str, Any]:
         meta: dict[str, Any] = {
@@ -244,7 +281,9 @@ class Scheduler:
     def _make_ready(self, nid: str, trigger: str | None) -> None:
         self._trigger[nid] = trigger
         if nid in self.restored and nid not in self.outputs:
-            self._complete(nid, self.restored[nid], NodeResult(output=self.restored[nid]), restored=True)
+            waiting = self._complete(nid, self.restored[nid], NodeResult(output=self.restored[nid]), restored=True)
+            if waiting is not None:  # an async restore hook: successors fire once it is done
+                self._tasks.add(asyncio.ensure_future(waiting))
             return
         task = asyncio.ensure_future(self._execute(nid))
         self._tasks.add(task)
@@ -269,18 +308,33 @@ class Scheduler:
                     fired.clear()
                     self._make_ready(dst, src)
 
-    def _complete(self, nid: str, output: Any, result: NodeResult, *, restored: bool = False) -> None:
+    def _complete(
+        self, nid: str, output: Any, result: NodeResult, *, restored: bool = False
+    ) -> Coroutine[Any, Any, None] | None:
+        """Record the output, run the finish (or restore) hook, fire the successors.
+
+        A hook may be async (user callbacks run off this thread): then the
+        successors fire when it is done, and the coroutine doing that is returned
+        for the caller to await."""
         self.outputs[nid] = output
         self.order.append(nid)
         rec = self.records[nid]
         if restored:
             rec.status = "restored"
+            rec.usage = self._restored_usage.get(nid, rec.usage)
             node = self.plan.nodes[nid]
             self.emit(NodeFinishedEvent(label=node.display_label, from_checkpoint=True), node)
         hook = self.on_node_restored if restored else self.on_node_finished
         if hook is not None:
-            hook(self.plan.nodes[nid], output)
+            pending = hook(self.plan.nodes[nid], output)
+            if inspect.isawaitable(pending):
+                return self._fire_after(pending, nid, result.route)
         self._fire(nid, result.route)
+        return None
+
+    async def _fire_after(self, pending: Awaitable[Any], nid: str, route: str | None) -> None:
+        await pending
+        self._fire(nid, route)
 
     # ------------------------------------------------------------------ execution
     async def _execute(self, nid: str) -> None:
@@ -311,8 +365,12 @@ class Scheduler:
             return
         try:
             if self.checkpointer is not None:
-                self.checkpointer.save_node(self.run_id, nid, output=result.output, info=rec.to_json())
-            self._complete(nid, result.output, result)
+                info = rec.to_json()
+                info["run_usage"] = self._subtree_usage(nid).model_dump()
+                self.checkpointer.save_node(self.run_id, nid, output=result.output, info=info)
+            waiting = self._complete(nid, result.output, result)
+            if waiting is not None:
+                await waiting
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
@@ -339,6 +397,7 @@ class Scheduler:
             self.records[node.id] = rec
         if parent is not None:
             self.spawn_edges.append((parent, node.id))
+            self._children.setdefault(parent, []).append(node.id)
         rec.status = "running"
         rec.started_at = time.time()
         start = time.perf_counter()

@@ -51,6 +51,9 @@ class Agent(BaseModel):
     memory: Any = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
     tool_failure_policy: Any = None
     step_callback: Callable[..., Any] | None = None
+    max_tool_result_chars: int | None = Field(
+        default=None, ge=1, description="Most characters of one tool result the model reads"
+    )
     system_template: str | None = None
     max_tokens: int | None = Field(default=None, ge=1, description="Most tokens per reply of this agent's model")
     reasoning: bool = Field(default=False, description="Plan the task (a reasoning node) before working on it")

@@ -32,7 +32,10 @@ async def arun_node(
     graph = ExecutionGraph(name=f"node:{node.id}")
     graph.add_node(node)
     scheduler = Scheduler(graph, llm=llm, memory=memory, inputs=inputs, state=state)
-    return await scheduler.run_node(node, upstream=dict(upstream or {}), trigger=trigger)
+    try:
+        return await scheduler.run_node(node, upstream=dict(upstream or {}), trigger=trigger)
+    finally:
+        await scheduler.bus.adrain()  # sync handlers run off the loop: they have run on return
 
 
 def run_node(

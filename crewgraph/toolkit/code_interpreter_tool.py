@@ -4,22 +4,23 @@ NOT A SECURITY SANDBOX. The code runs as the current user with the same
 permissions, network and filesystem access as your program. What this tool
 does provide: a separate interpreter (``sys.executable -I``: isolated mode,
 no user site-packages, ``PYTHON*`` variables ignored), a fresh temporary
-working directory deleted afterwards, a wall-clock timeout that kills the
-whole process group, and capped output. Run it inside a container or VM if
+working directory deleted afterwards, a wall-clock deadline after which
+nothing is read or waited for, every process the code started killed when the
+tool returns (its process group, its session, and any process that inherited
+the run's environment marker), and output capped while it is read (memory
+stays bounded however much the code prints). See ``_child_process``. Run it inside a container or VM if
 the code may be hostile.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from crewgraph.toolkit._child_process import StreamBuffer, run_child
 from crewgraph.tools.base_tool import BaseTool
 
 __all__ = ["CodeExecutionResult", "CodeInterpreterSchema", "CodeInterpreterTool"]
@@ -59,18 +60,14 @@ class CodeExecutionResult(BaseModel):
         return "\n".join(parts)
 
 
-def _clip(data: bytes, limit: int) -> str:
-    text = data.decode("utf-8", errors="replace")
-    if len(text) > limit:
+def _clip(buffer: StreamBuffer, limit: int) -> str:
+    text = bytes(buffer.data).decode("utf-8", errors="replace")
+    if len(text) <= limit and not buffer.dropped:
+        return text
+    if not buffer.dropped:
         return text[:limit] + f"\n[... {len(text) - limit} more characters cut]"
-    return text
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        proc.kill()
+    rest = len(text[limit:].encode("utf-8", errors="replace")) + buffer.dropped
+    return text[:limit] + f"\n[... more characters cut: the output went on for {rest} more bytes]"
 
 
 class CodeInterpreterTool(BaseTool):
@@ -93,26 +90,17 @@ class CodeInterpreterTool(BaseTool):
         with tempfile.TemporaryDirectory(prefix="crewgraph-code-") as workdir:
             script = Path(workdir) / "main.py"
             script.write_text(code, encoding="utf-8")
-            proc = subprocess.Popen(
+            done = run_child(
                 [sys.executable, "-I", str(script)],
                 cwd=workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=os.name == "posix",
+                timeout=self.timeout,
+                cap_bytes=self.max_output_chars * 4,  # a UTF-8 character is at most 4 bytes
             )
-            try:
-                out, err = proc.communicate(timeout=self.timeout)
-                timed_out = False
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                out, err = proc.communicate()
-                timed_out = True
         return CodeExecutionResult(
-            stdout=_clip(out, self.max_output_chars),
-            stderr=_clip(err, self.max_output_chars),
-            exit_code=None if timed_out else proc.returncode,
-            timed_out=timed_out,
+            stdout=_clip(done.stdout, self.max_output_chars),
+            stderr=_clip(done.stderr, self.max_output_chars),
+            exit_code=done.returncode,
+            timed_out=done.timed_out,
         )
 
     def format_output_for_agent(self, raw_result: object) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from crewgraph.toolkit._paths import confine, display
+from crewgraph.toolkit._paths import confine, display, open_directory
 from crewgraph.tools._schema import narrow_schema
 from crewgraph.tools.base_tool import BaseTool
 from crewgraph.tools.tool_failure import ToolFailure
@@ -21,6 +21,8 @@ __all__ = ["DirectoryReadTool", "DirectoryReadToolSchema"]
 
 class DirectoryReadToolSchema(BaseModel):
     """Input for DirectoryReadTool."""
+
+    model_config = ConfigDict(extra="forbid")
 
     directory: str = Field(..., description="Directory whose files to list")
 
@@ -55,26 +57,30 @@ class DirectoryReadTool(BaseTool):
         if isinstance(root, ToolFailure):
             return root
         shown = display(root, self.base_dir)
-        if not root.exists():
-            return ToolFailure(message=f"Directory not found: {shown!r}", code="directory_not_found")
-        if not root.is_dir():
-            return ToolFailure(message=f"{shown!r} is a file, not a directory.", code="not_a_directory")
-        files: list[str] = []
-        truncated = False
-        for current, dirs, names in os.walk(root):
-            dirs.sort()
-            rel_dir = os.path.relpath(current, root)
-            for name in sorted(names):
-                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-                if len(files) >= self.max_entries:
-                    truncated = True
-                    break
-                files.append(f"{shown.rstrip('/')}/{rel.replace(os.sep, '/')}")
-            if truncated:
-                break
+        fd = open_directory(root, self.base_dir, shown)
+        if isinstance(fd, ToolFailure):
+            return fd
+        try:
+            files, truncated = self._list(fd, shown)
+        finally:
+            os.close(fd)
         if not files:
             return f"Directory {shown!r} contains no files."
         listing = "File paths: \n- " + "\n- ".join(files)
         if truncated:
             listing += f"\n[... listing stopped at {self.max_entries} files]"
         return listing
+
+    def _list(self, fd: int, shown: str) -> tuple[list[str], bool]:
+        """Walk the directory *descriptor* that was checked (not its path, which may have been
+        swapped since); symlinked directories are not entered."""
+        files: list[str] = []
+        for current, dirs, names, _ in os.fwalk(".", dir_fd=fd):
+            dirs.sort()
+            rel_dir = os.path.relpath(current, ".")
+            for name in sorted(names):
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                if len(files) >= self.max_entries:
+                    return files, True
+                files.append(f"{shown.rstrip('/')}/{rel.replace(os.sep, '/')}")
+        return files, False

@@ -6,12 +6,14 @@ longer asked for one; given ``base_dir`` every path must stay inside it.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+import codecs
+import io
+import os
+from typing import Any, BinaryIO
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from crewgraph.toolkit._paths import confine, display
+from crewgraph.toolkit._paths import confine, display, open_file
 from crewgraph.tools._schema import narrow_schema
 from crewgraph.tools.base_tool import BaseTool
 from crewgraph.tools.tool_failure import ToolFailure
@@ -22,6 +24,8 @@ __all__ = ["FileReadTool", "FileReadToolSchema"]
 class FileReadToolSchema(BaseModel):
     """Input for FileReadTool."""
 
+    model_config = ConfigDict(extra="forbid")
+
     file_path: str = Field(..., description="Path of the file to read")
     start_line: int | None = Field(
         default=None, ge=1, description="First line to read (1-based); from the start when omitted"
@@ -31,40 +35,84 @@ class FileReadToolSchema(BaseModel):
     )
 
 
-def _extract_pdf(path: Path) -> str:
+def _extract_pdf(stream: BinaryIO) -> str:
     from pypdf import PdfReader
 
-    reader = PdfReader(str(path))
+    reader = PdfReader(stream)
     return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages).strip()
 
 
-def _extract_docx(path: Path) -> str:
+def _extract_docx(stream: BinaryIO) -> str:
     import docx
 
-    document = docx.Document(str(path))
+    document = docx.Document(stream)
     return "\n".join(p.text for p in document.paragraphs)
 
 
 _EXTRACTORS = {".pdf": _extract_pdf, ".docx": _extract_docx}
 
 
-def _read_text(path: Path) -> str | ToolFailure:
-    extractor = _EXTRACTORS.get(path.suffix.lower())
-    if extractor is not None:
-        try:
-            return extractor(path)
-        except Exception as exc:
-            return ToolFailure(
-                message=f"Could not extract text from {path.name!r}: {type(exc).__name__}: {exc}",
-                code="unreadable_document",
-            )
-    data = path.read_bytes()
-    if b"\x00" in data[:8192]:
+def _extract(stream: BinaryIO, suffix: str, name: str, size: int, limit: int) -> str | ToolFailure:
+    """Text of a PDF/DOCX (these formats need the whole file, so the file size is capped)."""
+    if size > limit:
         return ToolFailure(
-            message=f"{path.name!r} is a binary file; this tool reads text, PDF and DOCX files.",
-            code="binary_file",
+            message=f"{name!r} is {size} bytes; documents over {limit} bytes are not converted.",
+            code="file_too_large",
         )
-    return data.decode("utf-8", errors="replace")
+    try:
+        return _EXTRACTORS[suffix](stream)
+    except Exception as exc:
+        return ToolFailure(
+            message=f"Could not extract text from {name!r}: {type(exc).__name__}: {exc}",
+            code="unreadable_document",
+        )
+
+
+def _read_capped(stream: BinaryIO, size: int, max_chars: int) -> str:
+    """At most ``max_chars`` characters from the start, reading at most what they need."""
+    budget = max(max_chars * 4 + 4, 1 << 16)  # a UTF-8 character is at most 4 bytes
+    data = stream.read(budget)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text = decoder.decode(data, final=len(data) < budget)
+    if len(text) <= max_chars and len(data) < budget:
+        return text
+    kept = text[:max_chars]
+    if len(data) < budget:  # the whole file was read: the count is exact
+        rest = f"{len(text) - max_chars} more characters"
+    else:
+        rest = f"{max(0, size - len(kept.encode('utf-8', errors='replace')))} more bytes"
+    return kept + f"\n[... truncated: {rest}; use start_line/line_count to read further]"
+
+
+def _read_window(stream: BinaryIO, start_line: int, line_count: int | None, max_chars: int) -> str:
+    """Lines ``start_line``.. (1-based), at most ``line_count`` of them and ``max_chars``
+    characters; earlier lines are read in chunks and dropped, never held whole."""
+    text_stream = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
+    line = 1
+    while line < start_line:
+        chunk = text_stream.readline(65536)
+        if not chunk:
+            return ""
+        if chunk.endswith(("\n", "\r")):
+            line += 1
+    parts: list[str] = []
+    used = 0
+    taken = 0
+    while line_count is None or taken < line_count:
+        chunk = text_stream.readline(max_chars + 1 - used)
+        if not chunk:
+            break
+        parts.append(chunk)
+        used += len(chunk)
+        if chunk.endswith(("\n", "\r")):
+            taken += 1
+        if used > max_chars:
+            text = "".join(parts)[:max_chars]
+            return text + (
+                f"\n[... truncated at {max_chars} characters; use start_line/line_count to read further]"
+            )
+    text_stream.detach()
+    return "".join(parts)
 
 
 class FileReadTool(BaseTool):
@@ -82,6 +130,9 @@ class FileReadTool(BaseTool):
     file_path: str | None = Field(default=None, description="Fixed file to read (set at construction)")
     base_dir: str | None = Field(default=None, description="Directory all paths must stay inside")
     max_chars: int = Field(default=100_000, ge=1, description="Longest text handed back")
+    max_document_bytes: int = Field(
+        default=50 * 1024 * 1024, ge=1, description="Largest PDF/DOCX converted (they are read whole)"
+    )
 
     def model_post_init(self, __context: Any) -> None:
         super().model_post_init(__context)
@@ -105,20 +156,31 @@ class FileReadTool(BaseTool):
         if isinstance(path, ToolFailure):
             return path
         shown = display(path, self.base_dir)
-        if not path.exists():
-            return ToolFailure(message=f"File not found: {shown!r}", code="file_not_found")
-        if path.is_dir():
-            return ToolFailure(
-                message=f"{shown!r} is a directory, not a file; list it with a directory tool.",
-                code="is_a_directory",
-            )
+        fd = open_file(path, self.base_dir, shown)
+        if isinstance(fd, ToolFailure):
+            return fd
         try:
-            text = _read_text(path)
+            with os.fdopen(fd, "rb") as stream:
+                return self._read(stream, path.suffix.lower(), shown, start_line, line_count)
         except OSError as exc:
             return ToolFailure(message=f"Could not read {shown!r}: {exc.strerror or exc}", code="os_error")
-        if isinstance(text, ToolFailure):
-            return text
-        return self._window(text, start_line, line_count)
+
+    def _read(
+        self, stream: BinaryIO, suffix: str, shown: str, start_line: int | None, line_count: int | None
+    ) -> str | ToolFailure:
+        size = os.fstat(stream.fileno()).st_size
+        if suffix in _EXTRACTORS:
+            text = _extract(stream, suffix, shown, size, self.max_document_bytes)
+            return text if isinstance(text, ToolFailure) else self._window(text, start_line, line_count)
+        if b"\x00" in stream.read(8192):
+            return ToolFailure(
+                message=f"{shown!r} is a binary file; this tool reads text, PDF and DOCX files.",
+                code="binary_file",
+            )
+        stream.seek(0)
+        if start_line is None and line_count is None:
+            return _read_capped(stream, size, self.max_chars)
+        return _read_window(stream, start_line or 1, line_count, self.max_chars)
 
     def _window(self, text: str, start_line: int | None, line_count: int | None) -> str:
         if start_line is not None or line_count is not None:

@@ -6,11 +6,12 @@ An existing file is only replaced when ``overwrite`` is true; with
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from crewgraph.toolkit._paths import confine, display
+from crewgraph.toolkit._paths import confine, create_file, display
 from crewgraph.tools.base_tool import BaseTool
 from crewgraph.tools.tool_failure import ToolFailure
 
@@ -18,7 +19,10 @@ __all__ = ["FileWriterTool", "FileWriterToolSchema"]
 
 
 class FileWriterToolSchema(BaseModel):
-    """Input for FileWriterTool."""
+    """Input for FileWriterTool. Unknown arguments are refused, as for ``@tool`` functions
+    (a model's ``overwite: true`` must not silently mean "do not overwrite")."""
+
+    model_config = ConfigDict(extra="forbid")
 
     filename: str = Field(..., description="Name (or relative path) of the file to write")
     content: str = Field(..., description="Text to write into the file")
@@ -56,16 +60,12 @@ class FileWriterTool(BaseTool):
         if isinstance(path, ToolFailure):
             return path
         shown = display(path, self.base_dir)
-        if path.is_dir():
-            return ToolFailure(message=f"{shown!r} is a directory; give a file name.", code="is_a_directory")
-        if path.exists() and not _truthy(overwrite):
-            return ToolFailure(
-                message=f"File {shown!r} already exists and overwrite was not requested.",
-                code="file_exists",
-            )
+        fd = create_file(path, self.base_dir, shown, overwrite=_truthy(overwrite))
+        if isinstance(fd, ToolFailure):
+            return fd
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
+            with os.fdopen(fd, "w", encoding="utf-8") as stream:
+                stream.write(content)
         except OSError as exc:
             return ToolFailure(message=f"Could not write {shown!r}: {exc.strerror or exc}", code="os_error")
         return f"Content successfully written to {shown}"

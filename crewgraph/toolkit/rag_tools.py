@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, PrivateAttr, create_model
 
-from crewgraph.toolkit._paths import confine, display
+from crewgraph.toolkit._paths import confine, display, open_file
 from crewgraph.tools._schema import narrow_schema
 from crewgraph.tools.base_tool import BaseTool
 from crewgraph.tools.tool_failure import ToolFailure
@@ -95,6 +95,10 @@ class _RagBase(BaseTool):
     def _index_file(self, path: Path) -> str | ToolFailure:
         if path.is_dir():
             return ToolFailure(message=f"{display(path, self.base_dir)!r} is a directory; use DirectorySearchTool.", code="is_a_directory")
+        checked = open_file(path, self.base_dir, display(path, self.base_dir))  # regular, still inside
+        if isinstance(checked, ToolFailure):
+            return checked
+        os.close(checked)
         try:
             return str(self._get_index().add_file(path, self.chunk_size, self.chunk_overlap))
         except Exception as exc:

@@ -26,6 +26,7 @@ from crewgraph.events.tool_events import (
 from crewgraph.nodes.tool_call import ToolCallOutcome
 from crewgraph.tools import _cache, _messages
 from crewgraph.tools._errors import RetryableToolError
+from crewgraph.tools._result_cap import cap_result, result_limit
 from crewgraph.tools.tool_failure import (
     ToolFailure,
     ToolFailurePolicy,
@@ -117,6 +118,8 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     try:
         raw = await tool._execute((), kwargs)
         text = raw.as_agent_message() if isinstance(raw, ToolFailure) else tool.format_output_for_agent(raw)
+        if not tool.result_as_answer:  # an answer is the task's output, not something a model reads
+            text = cap_result(text, result_limit(tool.max_result_chars, node.max_result_chars))
     except Exception as exc:
         ctx.emit(ToolUsageErrorEvent(**call.event_fields(), error=f"{type(exc).__name__}: {exc}"))
         failure = ToolFailure(
@@ -147,7 +150,8 @@ def _invalid(message: str) -> ToolFailure:
 def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOutcome:
     """Apply the failure policy: ignore -> nothing; warn -> record + event; raise -> and abort."""
     node, ctx = call.node, call.ctx
-    text = failure.as_agent_message()
+    own_limit = node.tool.max_result_chars if node.tool is not None else None
+    text = cap_result(failure.as_agent_message(), result_limit(own_limit, node.max_result_chars))
     own = node.tool.tool_failure_policy if node.tool is not None else None
     policy = resolve_failure_policy((own, *node.policies))
     if policy is ToolFailurePolicy.IGNORE:

@@ -114,7 +114,8 @@ def test_read_missing_directory_and_binary(tree: Path) -> None:
     assert t.run(file_path="posts").code == "is_a_directory"
     (tree / "blob.bin").write_bytes(b"\x00\x01\x02")
     assert t.run(file_path="blob.bin").code == "binary_file"
-    assert FileReadTool().run().code == "missing_path"
+    with pytest.raises(ValueError, match="file_path: Field required"):  # run() checks its args_schema
+        FileReadTool().run()
 
 
 def test_read_truncates_long_content(tree: Path) -> None:
@@ -194,3 +195,159 @@ def test_writer_without_base_dir_uses_working_directory(tmp_path: Path, monkeypa
     monkeypatch.chdir(tmp_path)
     assert FileWriterTool().run(filename="note.txt", content="hi") == "Content successfully written to note.txt"
     assert (tmp_path / "note.txt").read_text(encoding="utf-8") == "hi"
+
+
+# --- issue 16 item 5: only regular files, bounded reads, no check-then-open race ---------------
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import tracemalloc  # noqa: E402
+
+
+def _within(seconds: float, fn: Any) -> Any:
+    """Run ``fn`` in a thread; fail (instead of hanging the suite) if it takes too long."""
+    box: dict[str, Any] = {}
+    worker = threading.Thread(target=lambda: box.update(result=fn()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"the tool was still running after {seconds}s"
+    return box["result"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_refused_not_waited_on(tree: Path) -> None:
+    os.mkfifo(tree / "pipe")
+    read = _within(5, lambda: FileReadTool(base_dir=str(tree)).run(file_path="pipe"))
+    assert isinstance(read, ToolFailure) and read.code == "not_a_regular_file"
+    assert "FIFO" in read.message and str(tree) not in read.message
+    write = _within(5, lambda: FileWriterTool(base_dir=str(tree)).run(filename="pipe", content="x", overwrite=True))
+    assert isinstance(write, ToolFailure)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/null"), reason="needs /dev")
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_devices_are_refused(device: str) -> None:
+    result = _within(5, lambda: FileReadTool().run(file_path=device))
+    assert isinstance(result, ToolFailure) and result.code == "not_a_regular_file"
+    assert "a device" in result.message
+
+
+def test_a_huge_file_is_read_only_as_far_as_the_cap_needs(tree: Path) -> None:
+    big = tree / "big.log"
+    with big.open("wb") as fh:
+        fh.write(b"first line\n" * 1000)
+        fh.truncate(200 * 1024 * 1024)  # 200 MB (sparse)
+    tool = FileReadTool(base_dir=str(tree), max_chars=1000)
+    tracemalloc.start()
+    try:
+        text = tool.run(file_path="big.log")
+        window = tool.run(file_path="big.log", start_line=3, line_count=2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text.startswith("first line\n") and "truncated" in text and "more bytes" in text
+    assert window == "first line\nfirst line\n"
+    assert peak < 20 * 1024 * 1024, f"peak Python allocations {peak / 2**20:.0f} MB"
+
+
+def test_nul_bytes_and_overlong_names_are_short_failures(tree: Path) -> None:
+    tools: list[tuple[BaseTool, dict[str, Any]]] = [
+        (FileReadTool(base_dir=str(tree)), {"file_path": "a\x00b"}),
+        (FileReadTool(base_dir=str(tree)), {"file_path": "n" * 300}),
+        (FileReadTool(base_dir=str(tree)), {"file_path": "d/" * 3000}),
+        (DirectoryReadTool(base_dir=str(tree)), {"directory": "x\x00"}),
+        (FileWriterTool(base_dir=str(tree)), {"filename": "w" * 300, "content": "x"}),
+        (FileWriterTool(base_dir=str(tree)), {"filename": "w\x00.txt", "content": "x"}),
+    ]
+    for tool, args in tools:
+        result = tool.run(**args)
+        assert isinstance(result, ToolFailure) and result.code == "invalid_path", (tool.name, result)
+        assert len(result.message) < 120 and str(tree) not in result.message, result.message
+
+
+def test_file_writer_refuses_unknown_arguments(tree: Path) -> None:
+    text = _call(FileWriterTool(base_dir=str(tree)), {"filename": "a.txt", "content": "x", "overwite": True})
+    assert "overwite" in text and not (tree / "a.txt").exists()
+
+
+_SWAPPER = """
+import os, sys
+base, outside = sys.argv[1], sys.argv[2]
+sub, hidden = os.path.join(base, "sub"), os.path.join(base, ".sub")
+print("ready", flush=True)
+while True:  # sub/ is a real directory, then briefly a symlink to a directory outside
+    os.rename(sub, hidden)
+    os.symlink(outside, sub)
+    os.remove(sub)
+    os.rename(hidden, sub)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_symlink_swapped_in_after_the_check_leaks_nothing(tree: Path) -> None:
+    (tree / "sub").mkdir()
+    (tree / "sub" / "notes.txt").write_text("harmless", encoding="utf-8")
+    outside = tree.parent / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("top secret", encoding="utf-8")
+    # Another process swaps sub/ for a symlink to outside/ and back, as fast as the OS allows.
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", _SWAPPER, str(tree), str(outside)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert swapper.stdout is not None and swapper.stdout.readline() == b"ready\n"
+    tool = FileReadTool(base_dir=str(tree))
+    writer = FileWriterTool(base_dir=str(tree))
+    leaks = 0
+    try:
+        for i in range(1000):
+            if "top secret" in str(tool.run(file_path="sub/notes.txt")):
+                leaks += 1
+            if i % 3 == 0:
+                writer.run(filename="notes.txt", directory="sub", content="overwritten", overwrite=True)
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert leaks == 0
+    assert (outside / "notes.txt").read_text(encoding="utf-8") == "top secret"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_a_swap_exactly_between_check_and_open_is_caught(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The race made deterministic: the directory becomes a symlink right after the check."""
+    from crewgraph.toolkit import _paths, directory_read_tool, file_read_tool, file_writer_tool
+
+    outside = tree.parent / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text("top secret", encoding="utf-8")
+
+    def arm() -> None:
+        (tree / "sub").mkdir(exist_ok=True)
+        (tree / "sub" / "notes.txt").write_text("harmless", encoding="utf-8")
+
+    def checked_then_swapped(path: str, base_dir: str | None) -> Any:
+        result = _paths.confine(path, base_dir)
+        if (tree / "sub").is_dir() and not (tree / "sub").is_symlink():
+            (tree / "sub" / "notes.txt").unlink()
+            (tree / "sub").rmdir()
+            (tree / "sub").symlink_to(outside)
+        return result
+
+    for module in (file_read_tool, file_writer_tool, directory_read_tool):
+        monkeypatch.setattr(module, "confine", checked_then_swapped)
+    arm()
+    read = FileReadTool(base_dir=str(tree)).run(file_path="sub/notes.txt")
+    assert isinstance(read, ToolFailure) and read.code == "path_outside_base_dir", read
+    assert str(outside) not in read.message
+    (tree / "sub").unlink()
+    arm()
+    listing = DirectoryReadTool(base_dir=str(tree)).run(directory="sub")
+    assert isinstance(listing, ToolFailure) and listing.code == "path_outside_base_dir", listing
+    (tree / "sub").unlink()
+    arm()
+    wrote = FileWriterTool(base_dir=str(tree)).run(
+        filename="notes.txt", directory="sub", content="overwritten", overwrite=True
+    )
+    assert isinstance(wrote, ToolFailure) and wrote.code == "path_outside_base_dir", wrote
+    assert (outside / "notes.txt").read_text(encoding="utf-8") == "top secret"
