@@ -17,7 +17,8 @@ ALL_ENV = sorted({name for p in PROVIDERS.values() for name in (*p.key_envs, *p.
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ALL_ENV:
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "unset")  # recorded, so what a test (or a .env it loads) sets is undone
+        monkeypatch.delenv(name)
 
 
 @pytest.fixture
