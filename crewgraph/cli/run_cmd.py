@@ -103,6 +103,7 @@ def replay(
     start = _pick_task(plans, task)
     with config.open_store() as store:
         if run_id is not None:
+            run_id = store.resolve_run_id(run_id)
             source = store.get_run(run_id)
             if source.name != graph.name:  # checked before forking, so no orphan fork is left
                 raise UserError(
