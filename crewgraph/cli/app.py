@@ -8,8 +8,11 @@ import typer
 
 from crewgraph.cli import checkpoints_cmd, create_cmd, flows_cmd, memory_cmd, plot_cmd, run_cmd
 from crewgraph.cli._errors import DEBUG_ENV, set_debug
+from crewgraph.cli._help import hide_flag_types
 
 __all__ = ["app"]
+
+hide_flag_types()
 
 app = typer.Typer(
     name="crewgraph",
