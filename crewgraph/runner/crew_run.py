@@ -196,6 +196,11 @@ def _run_state(crew: CrewSpec) -> RunState:
     state.limiters.update(limiters)
     if crew.input_provider is not None:
         state.extras["input_provider"] = crew.input_provider
+    if crew._execution_hooks:
+        from crewgraph.hooks._registry import RUN_HOOKS_KEY
+
+        state.extras[RUN_HOOKS_KEY] = crew._execution_hooks
+    state.extras["crew_name"] = crew.name
     return state
 
 

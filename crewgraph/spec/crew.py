@@ -82,6 +82,8 @@ class CrewSpec(BaseModel):
     _memory: Any = PrivateAttr(default=None)
     _last_run: Any = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
+    _execution_hooks: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
+    """before/after LLM and tool call hooks of this crew alone (a @CrewBase class's hook methods)."""
     """``module:attr`` that rebuilds this crew, stored in checkpoints for ``from_checkpoint``."""
 
     @model_validator(mode="before")
