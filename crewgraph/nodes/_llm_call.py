@@ -117,6 +117,7 @@ async def call_llm(
             completion_tokens=reply.usage.completion_tokens,
             total_tokens=reply.usage.total_tokens,
             duration_ms=(time.perf_counter() - start) * 1000,
+            finish_reason=reply.finish_reason,
         )
     )
     return reply

@@ -77,6 +77,10 @@ class CrewSpec(BaseModel):
         default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
     )
     output_log_file: bool | str | None = None
+    tracing: bool | None = Field(
+        default=None,
+        description="OpenTelemetry spans of every run (None: $CREWGRAPH_TRACING); needs crewgraph[otel]",
+    )
 
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
