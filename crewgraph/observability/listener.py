@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from crewgraph.events.agent_events import AgentExecutionStartedEvent
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import CrewGraphEventsBus
 from crewgraph.events.crew_events import (
@@ -77,6 +78,7 @@ class TracingListener:
         self._task_crew: dict[str, Any] = {}  # task key -> the crew span it belongs to
         self._nodes: dict[str, Any] = {}  # node id -> open span
         self._llm: dict[str, list[Any]] = {}  # node id -> open LLM call spans
+        self._facts: dict[int, dict[str, Any]] = {}  # id(span) -> the attributes it started with
         self._handlers: list[tuple[type[BaseEvent], Callable[[Any, BaseEvent], None]]] = []
         for event_type, method in self._routes().items():
             handler = self._filtered(method)
@@ -95,6 +97,7 @@ class TracingListener:
             TaskCompletedEvent: self._task_done,
             TaskFailedEvent: self._task_done,
             NodeStartedEvent: self._node_started,
+            AgentExecutionStartedEvent: self._agent_started,
             NodeFinishedEvent: self._node_done,
             NodeFailedEvent: self._node_done,
             NodeRetriedEvent: self._node_retried,
@@ -132,7 +135,16 @@ class TracingListener:
     def _start(self, name: str, parent: Any, event: BaseEvent, attributes: dict[str, Any]) -> Any:
         context = self._trace.set_span_in_context(parent) if parent is not None else self._outer
         attrs = {"crewgraph.run_id": self.run_id or "", **attributes}
-        return self._tracer.start_span(name, context=context, start_time=_spans.ns(event), attributes=attrs)
+        span = self._tracer.start_span(name, context=context, start_time=_spans.ns(event), attributes=attrs)
+        self._facts[id(span)] = attributes  # spans without an SDK record nothing: keep our own
+        return span
+
+    def _fact(self, span: Any, key: str) -> Any:
+        return self._facts.get(id(span), {}).get(key)
+
+    def _end(self, span: Any, end_time: int | None = None) -> None:
+        self._facts.pop(id(span), None)
+        span.end(end_time=end_time)
 
     def _fail(self, span: Any, message: str) -> None:
         from opentelemetry.trace import Status, StatusCode
@@ -157,7 +169,7 @@ class TracingListener:
         span = self._tasks.get(key)
         if span is None:
             crew = self._root()
-            if crew is None or "crewgraph.crew.name" not in crew.attributes:
+            if crew is None or self._fact(crew, "crewgraph.crew.name") is None:
                 return None
             span = self._start(f"task {key}", crew, event, {"crewgraph.task.key": key})
             self._tasks[key] = span
@@ -173,14 +185,14 @@ class TracingListener:
     def _latest_flow_method(self) -> Any:
         """A crew kicked off inside a flow method is that method's child (the newest open one)."""
         for span in reversed(list(self._nodes.values())):
-            if span.attributes.get("crewgraph.node.kind") == "flow_method":
+            if self._fact(span, "crewgraph.node.kind") == "flow_method":
                 return span
         return None
 
     def _crew_done(self, e: CrewKickoffCompletedEvent | CrewKickoffFailedEvent) -> None:
         for i in range(len(self._roots) - 1, -1, -1):
             span = self._roots[i]
-            if span.attributes.get("crewgraph.crew.name") == (e.crew_name or ""):
+            if self._fact(span, "crewgraph.crew.name") == (e.crew_name or ""):
                 if isinstance(e, CrewKickoffFailedEvent):
                     self._fail(span, e.error)
                 else:
@@ -188,7 +200,7 @@ class TracingListener:
                 del self._roots[i]
                 for key in [k for k, crew in self._task_crew.items() if crew is span]:
                     self._end_task(key, e)
-                span.end(end_time=_spans.ns(e))
+                self._end(span, _spans.ns(e))
                 return
 
     def _flow_started(self, e: FlowStartedEvent) -> None:
@@ -197,11 +209,11 @@ class TracingListener:
     def _flow_done(self, e: FlowFinishedEvent | FlowPausedEvent) -> None:
         for i in range(len(self._roots) - 1, -1, -1):
             span = self._roots[i]
-            if span.attributes.get("crewgraph.flow.name") == e.flow_name:
+            if self._fact(span, "crewgraph.flow.name") == e.flow_name:
                 if isinstance(e, FlowPausedEvent):
                     span.set_attribute("crewgraph.flow.paused", True)
                 del self._roots[i]
-                span.end(end_time=_spans.ns(e))
+                self._end(span, _spans.ns(e))
                 return
 
     # ------------------------------------------------------------------ tasks and nodes
@@ -235,7 +247,7 @@ class TracingListener:
         for name in [n for n, k in self._task_keys.items() if k == key]:
             del self._task_keys[name]
         if span is not None:
-            span.end(end_time=_spans.ns(event))
+            self._end(span, _spans.ns(event))
 
     def _node_started(self, e: NodeStartedEvent) -> None:
         node_id = e.node_id or ""
@@ -249,6 +261,13 @@ class TracingListener:
             parent = self._task_span(node_id.split(".")[0], e) or parent
         self._nodes[node_id] = self._start(name, parent, e, attrs)
 
+    def _agent_started(self, e: AgentExecutionStartedEvent) -> None:
+        """Every agent step, a guardrail's redo included, is named after its agent."""
+        span = self._nodes.get(e.node_id or "")
+        if span is not None and e.agent_role:
+            span.set_attribute("gen_ai.agent.name", e.agent_role)
+            span.update_name(f"invoke_agent {e.agent_role}")
+
     def _node_done(self, e: NodeFinishedEvent | NodeFailedEvent) -> None:
         span = self._nodes.pop(e.node_id or "", None)
         if span is None:
@@ -260,7 +279,7 @@ class TracingListener:
             span.set_attribute("gen_ai.usage.total_tokens", e.total_tokens)
             if e.from_checkpoint:
                 span.set_attribute("crewgraph.node.restored", True)
-        span.end(end_time=_spans.ns(e))
+        self._end(span, _spans.ns(e))
 
     def _node_retried(self, e: NodeRetriedEvent) -> None:
         span = self._nodes.get(e.node_id or "")
@@ -288,7 +307,7 @@ class TracingListener:
         else:
             for key, value in _spans.completion_attributes(e, self._content).items():
                 span.set_attribute(key, value)
-        span.end(end_time=_spans.ns(e))
+        self._end(span, _spans.ns(e))
 
     def _tool_started(self, e: ToolUsageStartedEvent) -> None:
         span = self._nodes.get(e.node_id or "")
@@ -337,7 +356,8 @@ class TracingListener:
             self._task_crew.clear()
             self._task_keys.clear()
             self._roots.clear()
+            self._facts.clear()
             for span in open_spans:
                 if error is not None:
                     self._fail(span, f"{type(error).__name__}: {error}")
-                span.end()
+                self._end(span)

@@ -41,7 +41,7 @@ def test_a_crew_with_a_tool_call_a_retry_and_a_guardrail_redo(spans: Spans) -> N
     assert [s.name for s in spans.children(crew)] == ["task find", "task report"], spans.tree()
     find = spans.one("task find")
     under_find = [s.name for s in spans.children(find)]
-    assert under_find == ["invoke_agent Clerk", "guardrail <lambda>", "invoke_agent find"], spans.tree()
+    assert under_find == ["invoke_agent Clerk", "guardrail <lambda>", "invoke_agent Clerk"], spans.tree()
 
     agent = spans.children(find)[0]
     assert agent.attributes["gen_ai.operation.name"] == "invoke_agent"
@@ -139,3 +139,18 @@ def test_concurrent_kickoffs_get_separate_trees(spans: Spans) -> None:
         tasks = spans.children(root)
         assert [s.name for s in tasks] == ["task find", "task report"], spans.tree()
         assert all(s.context.trace_id == root.context.trace_id for s in tasks)
+
+
+def test_without_an_sdk_the_run_works_and_no_listener_fails(
+    spans: Spans, caplog: pytest.LogCaptureFixture
+) -> None:
+    from opentelemetry.trace import NoOpTracerProvider
+
+    from crewgraph.observability import use_tracer_provider
+
+    use_tracer_provider(NoOpTracerProvider())  # the API alone: spans that record nothing
+    with caplog.at_level("ERROR"):
+        llm = FakeLLM([FakeToolCall("lookup", {"name": "Ann"}), "done", "report"])
+        assert _crew(llm, tracing=True).kickoff().raw == "report"
+    assert [r for r in caplog.records if "event handler" in r.getMessage()] == []
+    assert spans.all == []
