@@ -58,6 +58,7 @@ class TracingListener:
     """Turns one run's events into spans; ``close()`` ends what is still open and unregisters."""
 
     def __init__(self, source: Any, *, bus: CrewGraphEventsBus | None = None) -> None:
+        tracer = get_tracer()  # first: a clear error naming crewgraph[otel] when the API is missing
         from opentelemetry import context as otel_context
         from opentelemetry import trace
 
@@ -68,7 +69,7 @@ class TracingListener:
         self._silent = False  # another listener already traces this run id
         self.bus = bus or crewgraph_event_bus
         self._trace = trace
-        self._tracer = get_tracer()
+        self._tracer = tracer
         self._outer = otel_context.get_current()  # the caller's span, if any, parents the run
         self._content = content_capture_on()
         self._lock = threading.Lock()

@@ -154,3 +154,13 @@ def test_without_an_sdk_the_run_works_and_no_listener_fails(
         assert _crew(llm, tracing=True).kickoff().raw == "report"
     assert [r for r in caplog.records if "event handler" in r.getMessage()] == []
     assert spans.all == []
+
+
+def test_without_the_api_a_traced_run_names_the_extra(spans: Spans, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from crewgraph.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "opentelemetry.trace", None)  # as if opentelemetry-api were absent
+    with pytest.raises(MissingExtraError, match=r"crewgraph\[otel\]"):
+        _crew(FakeLLM(["a", "b"]), tracing=True).kickoff()
