@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from pydantic import BaseModel
 
 from crewgraph import Agent, Crew, Task
 from crewgraph.errors import CallbackError
@@ -170,3 +171,31 @@ def test_crew_scoped_hooks_apply_to_that_crew_only() -> None:
     assert Scoped().crew().kickoff().raw == "SCOPED"
     assert _crew(llm).kickoff().raw == "plain"
     assert calls == ["before"]
+
+
+class Contact(BaseModel):
+    name: str
+    email: str
+
+
+def _contact_crew(*replies: object) -> Crew:
+    writer = Agent(role="Writer", goal="Write", backstory="Writes.",
+                   llm=FakeLLM(list(replies) or [Contact(name="Ann", email="ann@example.com")]))
+    task = Task(description="Who is Ann?", expected_output="A contact", agent=writer, output_pydantic=Contact)
+    return Crew(agents=[writer], tasks=[task])
+
+
+def test_an_after_hook_rewrites_a_structured_reply_as_json() -> None:
+    @after_llm_call
+    def scrub(context: LLMCallHookContext) -> str:
+        return EMAIL.sub("[email]", context.response or "")
+
+    out = _contact_crew().kickoff()
+    assert out.pydantic == Contact(name="Ann", email="[email]")
+
+
+def test_a_structured_replacement_that_does_not_validate_is_an_error() -> None:
+    register_after_llm_call_hook(lambda context: "not json")
+    # the agent's text answer is replaced freely; the converter's structured reply must validate
+    with pytest.raises(CallbackError, match="structured Contact reply"):
+        _contact_crew("Ann, ann@example.com", Contact(name="Ann", email="ann@example.com")).kickoff()
