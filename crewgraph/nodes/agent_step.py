@@ -134,6 +134,8 @@ class AgentStepNode(ContextWindowSteps, Node):
     respect_context_window: bool = True
     """Summarise or trim the oldest turns when the conversation would overflow the model."""
     input_files: tuple[tuple[str, str], ...] = ()
+    multimodal: bool = False
+    """The agent's ``multimodal``: it may be sent images, PDFs and audio (checked at compile time)."""
     """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
 
