@@ -49,6 +49,7 @@ from crewgraph.nodes._prompts import (
     system_prompt,
     task_prompt,
 )
+from crewgraph.nodes._step_window import ContextWindowSteps
 from crewgraph.nodes._stream import chunk_forwarder
 from crewgraph.outputs import TaskOutput, UsageMetrics
 
@@ -77,14 +78,14 @@ class _Loop:
     """The model already gave an empty final answer and was asked for a real one."""
     compressions: int = 0
     """How often the conversation was shortened to fit the model's context window."""
-    overflowed: bool = False
-    """A server already refused this conversation as too long (it is shortened once)."""
+    window_budget: int | None = None
+    """Tokens the conversation may take, learnt from a server's overflow error (window unknown)."""
     call_formats: dict[str, int] = field(default_factory=dict)
     """How many tool calls the model wrote in each text format (``react``, ``hermes``...)."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class AgentStepNode(Node):
+class AgentStepNode(ContextWindowSteps, Node):
     """An agent's work on one task. Configuration only; no pointer to Agent/Task/Crew."""
 
     kind: ClassVar[str] = "agent_step"
@@ -166,7 +167,12 @@ class AgentStepNode(Node):
         except Exception as exc:
             if window.is_context_overflow(exc):
                 step_usage = step_usage.add(await self._overflowed(ctx, llm, loop, specs, exc))
-                reply = await self._call(ctx, llm, loop, specs, stream)
+                try:
+                    reply = await self._call(ctx, llm, loop, specs, stream)
+                except Exception as again:
+                    if window.is_context_overflow(again):
+                        raise self._overflow_error(llm, loop, again, "even after shortening it") from again
+                    raise
             elif not specs or not text_tools.is_tools_unsupported(exc, llm):
                 raise
             else:
@@ -214,62 +220,6 @@ class AgentStepNode(Node):
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
         return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options,
                               where=f"Agent {self.agent_role!r} on task {self.task_name!r}")
-
-    # ------------------------------------------------------------------ context window
-    async def _fit_window(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None,
-                          budget: int | None = None) -> UsageMetrics:
-        """Before a turn: make the conversation fit the model's window (when it reports one)."""
-        if budget is None:
-            size = window.context_window_of(llm)
-            if size is None:
-                return UsageMetrics()
-            budget = int(size * window.USABLE_FRACTION) - sum(len(str(s)) // 4 for s in specs or ())
-        used = UsageMetrics()
-
-        async def summarize(text: str) -> str:
-            nonlocal used
-            own = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
-            prompt = [{"role": "system", "content": window.SUMMARY_PROMPT}, {"role": "user", "content": text}]
-            reply = await call_llm(ctx, own, prompt, rpm_keys=self.rpm_keys)
-            used = used.add(reply.usage)
-            return reply.content or ""
-
-        fitted = await window.fit_messages(loop.messages, max(budget, 256), summarize)
-        if fitted is not None:
-            before = window.estimate_tokens(loop.messages)
-            loop.messages = fitted
-            loop.compressions += 1
-            import logging
-
-            logging.getLogger("crewgraph.agent").info(
-                "task %r: conversation of ~%d tokens shortened to ~%d to fit the model's context window",
-                self.task_name, before, window.estimate_tokens(fitted),
-            )
-        loop.usage = loop.usage.add(used)
-        return used
-
-    async def _overflowed(self, ctx: NodeContext, llm: Any, loop: _Loop, specs: list[Any] | None,
-                          exc: BaseException) -> UsageMetrics:
-        """The server said the conversation is longer than its window: shorten it once (with
-        ``respect_context_window``), else a final error naming the agent, the task and the fix."""
-        size = window.estimate_tokens(loop.messages)
-        if not self.respect_context_window or loop.overflowed:
-            why = ("even after shortening it" if loop.overflowed
-                   else "and respect_context_window=False; set it to True to summarise older turns")
-            err = LLMError(
-                f"Agent {self.agent_role!r} on task {self.task_name!r}: the conversation (~{size} tokens) "
-                f"exceeds the context window of model {getattr(llm, 'model', '?')!r} {why}: {exc}"
-            )
-            err.retryable = False
-            raise err from exc
-        loop.overflowed = True
-        # The server refused ~size tokens, so its window is below that whatever the client says
-        # (BaseLLM's default window is a guess): aim under both.
-        known = window.context_window_of(llm)
-        budget = int(size * 0.6)
-        if known:
-            budget = min(budget, int(known * window.USABLE_FRACTION * 0.8))
-        return await self._fit_window(ctx, llm, loop, specs, budget=budget)
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
         """The model gave its final answer (already in ``loop.messages``): ask the human, if the

@@ -77,6 +77,7 @@ async def run_crew(
         state.stream = chunk_sink(crew, graph, inputs, on_chunk)
     memory = crew.get_memory()
     listener = _console(crew, run_id)
+    log_file = _output_log(crew, run_id)
     start = time.perf_counter()
 
     def emit_crew(event: Any) -> None:
@@ -133,6 +134,8 @@ async def run_crew(
             memory.drain_writes()
         if listener is not None:
             listener.close()
+        if log_file is not None:
+            log_file.close()
         if checkpoint.store is not None and hasattr(checkpoint.store, "close"):
             checkpoint.store.close()
     output = _crew_output(graph, result)
@@ -181,6 +184,17 @@ def _run_state(crew: CrewSpec) -> RunState:
     if crew.input_provider is not None:
         state.extras["input_provider"] = crew.input_provider
     return state
+
+
+def _output_log(crew: CrewSpec, run_id: str) -> Any:
+    """The ``output_log_file`` listener for this run, or None."""
+    from crewgraph.events.output_log import OutputLogListener, log_path
+
+    path = log_path(crew.output_log_file)
+    if path is None:
+        return None
+    names = {t.name or t.display_name(): t.description for t in crew.tasks}
+    return OutputLogListener(path, run_id, names)
 
 
 def _console(crew: CrewSpec, run_id: str) -> Any:

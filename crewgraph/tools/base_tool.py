@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import threading
 import typing
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +26,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     field_serializer,
     model_serializer,
 )
@@ -32,9 +35,11 @@ from crewgraph.llm.types import ToolSpec
 from crewgraph.tools._names import sanitize_tool_name
 from crewgraph.tools._schema import schema_from_callable, spec_parameters
 from crewgraph.tools._sync import resolve_sync
-from crewgraph.tools.tool_failure import ToolFailure, ToolFailurePolicy
+from crewgraph.tools.tool_failure import ToolFailure, ToolFailurePolicy, ToolFailureReason
 
 __all__ = ["BaseTool"]
+
+_log = logging.getLogger("crewgraph.tools")
 
 _TOOL_TYPE_REGISTRY: dict[str, type[BaseTool]] = {}
 """Every BaseTool subclass by ``module.qualname``, so a serialized tool can be rebuilt."""
@@ -69,6 +74,13 @@ def _no_text_form(value: Any) -> bool:
         return True
     cls = type(value)
     return cls.__str__ is object.__str__ and cls.__repr__ is object.__repr__
+
+
+def _first_error(exc: ValueError) -> str:
+    if isinstance(exc, ValidationError) and exc.errors():
+        e = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+    return str(exc)
 
 
 def _is_async_callable(fn: Any) -> bool:
@@ -149,8 +161,13 @@ class BaseTool(BaseModel, ABC):
         if isinstance(raw_result, dict) and self.result_schema is not None:
             try:
                 return self.result_schema.model_validate(raw_result).model_dump_json()
-            except ValueError:
-                pass
+            except ValueError as exc:  # the raw value still reaches the model, said plainly
+                message = (
+                    f"tool {self.name!r}: its result does not match its result_schema "
+                    f"{self.result_schema.__name__} ({_first_error(exc)}); the model reads the raw value"
+                )
+                warnings.warn(message, UserWarning, stacklevel=2)
+                _log.warning(message)
         if isinstance(raw_result, dict | list | tuple):
             return json.dumps(raw_result, ensure_ascii=False, default=_json_default)
         if isinstance(raw_result, bytes | bytearray):
@@ -188,30 +205,76 @@ class BaseTool(BaseModel, ABC):
         """Call the tool from Python and return its own value (a pydantic object stays one).
 
         Works for async tools too, from plain sync code and from sync code
-        running inside an event loop. Arguments are passed through as given
-        (validation is for the model's calls). Counts one use.
+        running inside an event loop. Keyword arguments are validated against
+        ``args_schema`` as the model's are (a ``ValueError`` names a bad field; an
+        argument the schema does not know is dropped with a warning); positional
+        arguments go to ``_run`` as given. Each call takes one use: once
+        ``max_usage_count`` is used up, the call returns a usage-limit
+        :class:`ToolFailure` without running.
         """
+        kwargs = self._checked_kwargs(args, kwargs)
+        if not self._reserve_use():
+            return self._usage_limit_failure()
         result = self._call_run(args, kwargs)
         if inspect.isawaitable(result):
             result = resolve_sync(result)
-        self._count_use()
         return result
 
     async def arun(self, *args: Any, **kwargs: Any) -> Any:
-        """Async form of :meth:`run`: awaits async tools, runs sync ones in a worker thread."""
-        result = await self._execute(args, kwargs)
-        self._count_use()
-        return result
+        """Async form of :meth:`run`: the tool's own ``_arun`` when it has one, else an async
+        ``_run`` awaited, or a sync one in a worker thread. Same checks and usage limit."""
+        kwargs = self._checked_kwargs(args, kwargs)
+        if not self._reserve_use():
+            return self._usage_limit_failure()
+        return await self._execute(args, kwargs)
 
     async def _execute(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Run ``_run`` without counting a use; sync tools go to a thread so calls overlap."""
-        if self.is_async:
+        """Run the tool without counting a use: its ``_arun`` if it defines one (CrewAI's async
+        hook), else ``_run``; sync code goes to a thread so calls overlap."""
+        own_async = getattr(self, "_arun", None)
+        if callable(own_async) and _is_async_callable(own_async):
+            result = own_async(*args, **kwargs)
+        elif callable(own_async):
+            result = await asyncio.to_thread(own_async, *args, **kwargs)
+        elif self.is_async:
             result = self._call_run(args, kwargs)
         else:
             result = await asyncio.to_thread(self._call_run, args, kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result
+
+    def _checked_kwargs(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments validated against ``args_schema`` (unknown ones dropped, with a warning)."""
+        if args:
+            return kwargs
+        schema = self.args_schema
+        names = set(schema.model_fields) | {f.alias for f in schema.model_fields.values() if f.alias}
+        unknown = [k for k in kwargs if k not in names]
+        if unknown and schema.model_config.get("extra") != "allow":
+            warnings.warn(
+                f"tool {self.name!r}: ignoring argument(s) {', '.join(map(repr, unknown))}: not in its "
+                f"args_schema (it takes {', '.join(sorted(schema.model_fields)) or 'no arguments'})",
+                UserWarning,
+                stacklevel=3,
+            )
+            kwargs = {k: v for k, v in kwargs.items() if k not in unknown}
+        try:
+            return self.validate_arguments(kwargs)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+            )
+            raise ValueError(f"tool {self.name!r}: invalid arguments: {problems}") from None
+
+    def _usage_limit_failure(self) -> ToolFailure:
+        from crewgraph.tools._messages import usage_limit_message
+
+        return ToolFailure(
+            message=usage_limit_message(self.name, self.max_usage_count),
+            code="usage_limit_exceeded",
+            reason=ToolFailureReason.USAGE_LIMIT_EXCEEDED,
+        )
 
     def _call_run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return self._run(*args, **kwargs)
@@ -261,10 +324,14 @@ class BaseTool(BaseModel, ABC):
         with _USAGE_LOCK:
             self.current_usage_count = max(0, self.current_usage_count - 1)
 
-    def reset_usage(self) -> None:
-        """Start counting uses from zero again (e.g. between kickoffs)."""
+    def reset_usage_count(self) -> None:
+        """Start counting uses from zero again (e.g. between kickoffs), as CrewAI names it."""
         with _USAGE_LOCK:
             self.current_usage_count = 0
+
+    def reset_usage(self) -> None:
+        """The same as :meth:`reset_usage_count`."""
+        self.reset_usage_count()
 
     # serialization ------------------------------------------------------
     @field_serializer("args_schema", "result_schema", "cache_function", when_used="json")

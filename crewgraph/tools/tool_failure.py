@@ -79,7 +79,10 @@ class ToolFailure(BaseModel):
 
     def as_agent_message(self) -> str:
         """The plain text the model reads in place of a result: the message, as an error
-        string would have been, so the model's behaviour does not change."""
+        string would have been, with the failure's code (``[code: ...]``) when it has one,
+        so the model can tell one failure from another."""
+        if self.code and self.code not in self.message:
+            return f"{self.message} [code: {self.code}]"
         return self.message
 
     def __str__(self) -> str:

@@ -396,7 +396,7 @@ def test_retryable_failure_is_recorded_on_the_last_attempt() -> None:
     assert attempts == 3 and flaky.calls == 3
     assert out.failure.reason is ToolFailureReason.TOOL_REPORTED
     assert out.failure.attempts == 3
-    assert out.text == "rate limited, try later"
+    assert out.text == "rate limited, try later [code: rate_limited]"
     assert sum(isinstance(e, ToolFailureDetectedEvent) for e in events) == 1
 
 

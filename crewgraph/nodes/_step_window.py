@@ -1,0 +1,91 @@
+"""The agent step's side of ``respect_context_window`` (a mixin of :class:`AgentStepNode`).
+
+Before each turn the conversation is made to fit the model's window: the one
+the model reports (``get_context_window_size()``), or the budget learnt from
+an earlier "context length exceeded" refusal in this step. A refusal shortens
+the conversation and the turn is sent again once; refused again, or with
+``respect_context_window=False``, the step fails with an error that names the
+agent, the task and the fix, and is not retried (the same conversation would
+be refused again). The pure message surgery lives in :mod:`._context_window`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from crewgraph.errors import LLMError
+from crewgraph.graph.context import NodeContext
+from crewgraph.nodes import _context_window as window
+from crewgraph.nodes._llm_call import call_llm, resolve_llm
+from crewgraph.outputs import UsageMetrics
+
+__all__ = ["ContextWindowSteps"]
+
+_log = logging.getLogger("crewgraph.agent")
+
+
+class ContextWindowSteps:
+    """Context-window handling for a node with ``llm``, ``task_name``, ``agent_role``,
+    ``rpm_keys`` and ``respect_context_window`` fields, over a loop with ``messages``."""
+
+    llm: Any
+    task_name: str
+    agent_role: str
+    rpm_keys: tuple[str, ...]
+    respect_context_window: bool
+
+    async def _fit_window(self, ctx: NodeContext, llm: Any, loop: Any, specs: list[Any] | None,
+                          budget: int | None = None) -> UsageMetrics:
+        """Make ``loop.messages`` fit ``budget`` (default: the model's window, or the learnt budget)."""
+        if budget is None:
+            size = window.context_window_of(llm)
+            if size is not None:
+                budget = int(size * window.USABLE_FRACTION) - sum(len(str(s)) // 4 for s in specs or ())
+            if loop.window_budget is not None:
+                budget = loop.window_budget if budget is None else min(budget, loop.window_budget)
+            if budget is None:
+                return UsageMetrics()
+        used = UsageMetrics()
+
+        async def summarize(text: str) -> str:
+            nonlocal used
+            own = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
+            prompt = [{"role": "system", "content": window.SUMMARY_PROMPT}, {"role": "user", "content": text}]
+            reply = await call_llm(ctx, own, prompt, rpm_keys=self.rpm_keys)
+            used = used.add(reply.usage)
+            return reply.content or ""
+
+        fitted = await window.fit_messages(loop.messages, max(budget, 256), summarize)
+        if fitted is not None:
+            _log.info(
+                "task %r: conversation of ~%d tokens shortened to ~%d to fit the model's context window",
+                self.task_name, window.estimate_tokens(loop.messages), window.estimate_tokens(fitted),
+            )
+            loop.messages = fitted
+            loop.compressions += 1
+        loop.usage = loop.usage.add(used)
+        return used
+
+    async def _overflowed(self, ctx: NodeContext, llm: Any, loop: Any, specs: list[Any] | None,
+                          exc: BaseException) -> UsageMetrics:
+        """A server refused the conversation as too long: shorten it (and remember the budget)."""
+        if not self.respect_context_window:
+            raise self._overflow_error(
+                llm, loop, exc, "and respect_context_window=False; set it to True to summarise older turns"
+            ) from exc
+        # The server refused ~size tokens, whatever window the client reports: aim well below.
+        budget = int(window.estimate_tokens(loop.messages) * 0.6)
+        if loop.window_budget is not None:
+            budget = min(budget, int(loop.window_budget * 0.8))
+        loop.window_budget = budget
+        return await self._fit_window(ctx, llm, loop, specs, budget=budget)
+
+    def _overflow_error(self, llm: Any, loop: Any, exc: BaseException, why: str) -> LLMError:
+        err = LLMError(
+            f"Agent {self.agent_role!r} on task {self.task_name!r}: the conversation "
+            f"(~{window.estimate_tokens(loop.messages)} tokens) exceeds the context window of model "
+            f"{getattr(llm, 'model', '?')!r} {why}: {exc}"
+        )
+        err.retryable = False
+        return err
