@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from crewgraph.compiler._external_tools import with_mcp_tools
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_reasoning,
@@ -159,7 +160,7 @@ def _task_nodes(
     agent: Agent = task.agent  # type: ignore[assignment]  # validated
     key = task_key(task, index)
     name = task.name or task.display_name()
-    tools = agent_tools(task, agent)
+    tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)

@@ -119,9 +119,12 @@ async def run_crew(
     )
     try:
         from crewgraph.runtime.llm_trace import LLMCallTracer
+        from crewgraph.tools.mcp.sessions import run_sessions
 
-        with LLMCallTracer(scheduler, crew):  # each LLM call becomes a child node of the run graph
-            result = await scheduler.run()
+        # each LLM call becomes a child node of the run graph; MCP sessions live for this run
+        with LLMCallTracer(scheduler, crew):
+            async with run_sessions():
+                result = await scheduler.run()
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:

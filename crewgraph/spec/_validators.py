@@ -10,6 +10,7 @@ __all__ = [
     "check_guardrail",
     "check_input_files",
     "check_llm",
+    "check_mcps",
     "check_output_file",
     "check_policy",
     "check_tools",
@@ -154,6 +155,14 @@ def check_policy(value: Any) -> Any:
     from crewgraph.tools.tool_failure import ToolFailurePolicy
 
     return ToolFailurePolicy(value)
+
+
+def check_mcps(value: Any) -> list[Any]:
+    """MCP servers: URL strings, dicts, StdioServerParameters or MCPServerStdio/HTTP/SSE configs,
+    normalised to configs (no connection is made here: tools are listed at compile time)."""
+    from crewgraph.tools.mcp.config import to_server_configs
+
+    return list(to_server_configs(value))
 
 
 def merge_config(data: Any, what: str) -> Any:

@@ -24,7 +24,13 @@ from pydantic import (
 
 from crewgraph.spec._dump import named_for_json, tools_for_json
 from crewgraph.spec._unsupported import reject_unsupported
-from crewgraph.spec._validators import check_llm, check_policy, check_tools, merge_config
+from crewgraph.spec._validators import (
+    check_llm,
+    check_mcps,
+    check_policy,
+    check_tools,
+    merge_config,
+)
 
 __all__ = ["Agent"]
 
@@ -68,6 +74,10 @@ class Agent(BaseModel):
     allow_code_execution: bool = Field(default=False, description="Give the agent CodeInterpreterTool")
     code_execution_mode: Literal["safe", "unsafe"] = "safe"
     multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
+    mcps: list[Any] = Field(
+        default_factory=list,
+        description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -110,6 +120,7 @@ class Agent(BaseModel):
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
     )
+    _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
 
     @property
     def key(self) -> str:

@@ -91,9 +91,14 @@ __all__ = [
 ]
 
 
+_ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
+"""crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
+
+
 def __getattr__(name: str) -> Any:
-    if name in _HOSTED_TOOLS:
-        value = getattr(importlib.import_module(_HOSTED_TOOLS[name]), name)
+    module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
+    if module_name is not None:
+        value = getattr(importlib.import_module(module_name), name)
         globals()[name] = value
         return value
     if name in _RAG_TOOLS:
@@ -121,4 +126,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, *_RAG_TOOLS, *_HOSTED_TOOLS})
+    return sorted({*globals(), *__all__, *_RAG_TOOLS, *_HOSTED_TOOLS, *_ELSEWHERE})

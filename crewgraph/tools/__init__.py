@@ -4,6 +4,8 @@ Importing this package stays light (no HTTP, HTML or document libraries);
 ready-made tools live in :mod:`crewgraph.toolkit`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from crewgraph.errors import ToolExecutionFailedError
 from crewgraph.tools._names import find_tool, sanitize_tool_name
 from crewgraph.tools._registry import coerce_tool, registered_tool_types, tool_from_dict
@@ -23,10 +25,14 @@ from crewgraph.tools.tool_failure import (
     resolve_failure_policy,
 )
 
+if TYPE_CHECKING:
+    from crewgraph.tools.mcp import MCPServerAdapter
+
 __all__ = [
     "BaseTool",
     "JSONSchemaTool",
     "LangChainToolAdapter",
+    "MCPServerAdapter",
     "StructuredTool",
     "Tool",
     "ToolExecutionFailedError",
@@ -44,3 +50,12 @@ __all__ = [
     "tool",
     "tool_from_dict",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # MCP lives in a subpackage that imports this one; load it on first access.
+    if name == "MCPServerAdapter":
+        from crewgraph.tools.mcp import MCPServerAdapter
+
+        return MCPServerAdapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

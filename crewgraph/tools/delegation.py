@@ -62,6 +62,14 @@ def normalize_role(text: str) -> str:
     return " ".join(str(text).strip().strip("\"'").split()).casefold()
 
 
+def _mcp_tools(agent: Any) -> list[Any]:
+    if not getattr(agent, "mcps", None):
+        return []
+    from crewgraph.tools.mcp.discovery import agent_mcp_tools
+
+    return list(agent_mcp_tools(agent))
+
+
 @dataclass(frozen=True)
 class Coworker:
     """What a delegated step needs to know about the agent doing it (resolved configuration,
@@ -89,7 +97,7 @@ class Coworker:
             goal=agent.goal,
             backstory=getattr(agent, "backstory", "") or "",
             llm=getattr(agent, "llm", None),
-            tools=tuple(getattr(agent, "tools", None) or ()),
+            tools=(*(getattr(agent, "tools", None) or ()), *_mcp_tools(agent)),
             max_iter=getattr(agent, "max_iter", 25),
             system_template=getattr(agent, "system_template", None),
             cache=bool(getattr(agent, "cache", True)),

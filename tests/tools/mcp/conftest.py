@@ -1,0 +1,53 @@
+"""MCP test servers: the stdio script as a config, and HTTP/SSE servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install 'crewgraph[mcp]'")
+
+from _mcp_servers import SERVER, HTTPServer
+
+from crewgraph.tools.mcp import MCPServerStdio, clear_tool_cache
+
+
+@pytest.fixture(autouse=True)
+def _fresh_listings() -> Iterator[None]:
+    clear_tool_cache()
+    yield
+    clear_tool_cache()
+
+
+@pytest.fixture
+def starts_file(tmp_path: Path) -> Path:
+    return tmp_path / "starts.txt"
+
+
+@pytest.fixture
+def stdio_server(starts_file: Path) -> MCPServerStdio:
+    return MCPServerStdio(
+        command=sys.executable,
+        args=[str(SERVER)],
+        env={"MCP_TEST_STARTS": str(starts_file)},
+        name="testsrv",
+        connect_timeout=20,
+        call_timeout=10,
+    )
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[HTTPServer]:
+    server = HTTPServer("http")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def sse_server() -> Iterator[HTTPServer]:
+    server = HTTPServer("sse")
+    yield server
+    server.stop()
