@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CrewOutput", "OutputFormat", "TaskOutput", "UsageMetrics"]
+__all__ = ["CrewOutput", "LiteAgentOutput", "OutputFormat", "TaskOutput", "UsageMetrics"]
 
 
 class UsageMetrics(BaseModel):
@@ -122,3 +122,29 @@ class CrewOutput(_Result):
         if self.json_dict is not None and key in self.json_dict:
             return self.json_dict[key]
         raise KeyError(f"Key '{key}' not found in CrewOutput.")
+
+
+class LiteAgentOutput(BaseModel):
+    """What ``Agent.kickoff`` (an agent working without a crew) returns. Fields follow CrewAI's."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
+
+    raw: str = ""
+    pydantic: BaseModel | None = None
+    agent_role: str = ""
+    usage_metrics: dict[str, Any] | None = None
+    """Token usage of the run (``UsageMetrics`` fields), as CrewAI reports it."""
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    """The conversation the agent had: system prompt, the messages given, its turns and tool results."""
+    tool_failures: list[Any] = Field(default_factory=list)
+
+    @property
+    def has_tool_failures(self) -> bool:
+        return bool(self.tool_failures)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The structured answer as a dict ({} when there is none)."""
+        return self.pydantic.model_dump() if self.pydantic is not None else {}
+
+    def __str__(self) -> str:
+        return str(self.pydantic) if self.pydantic is not None else self.raw

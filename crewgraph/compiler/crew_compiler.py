@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
 from crewgraph.compiler._external_tools import with_mcp_tools
 from crewgraph.compiler._task_chain import (
     add_output_chain,
@@ -23,6 +24,7 @@ from crewgraph.compiler._task_chain import (
     add_tool_templates,
     agent_memory,
     agent_tools,
+    rpm_keys,
     step_fields,
 )
 from crewgraph.compiler.validate import task_label, validate_crew
@@ -31,6 +33,7 @@ from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.ids import slugify
 from crewgraph.nodes.agent_step import AgentStepNode
+from crewgraph.nodes.external_agent import ExternalAgentNode
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
@@ -87,6 +90,8 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
             context_tasks = order_preds
             context_ids = NodePrefix(finals, visible if task.async_execution else i) if sequential else ()
         plan = _task_nodes(graph, crew, task, i, context_ids)
+        if is_conditional(task):  # validated: never the first task
+            plan = add_condition(graph, task, plan, plans[tasks[i - 1].id].final)
         plans[task.id] = plan
         finals.append(plan.final)
         for pred in order_preds:
@@ -102,8 +107,10 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
                 # Recall after the previous task's memory save has queued its facts (recall is
                 # a read barrier), so the next task sees what the last one learned.
                 saved = f"{plans[pred.id].key}.save"
-                src = saved if saved in graph else plans[pred.id].final
+                src = saved if saved in graph and not is_conditional(pred) else plans[pred.id].final
                 graph.add_edge(src, plan.first, kind="memory" if src == saved else "order")
+        if is_conditional(task):
+            gate_entries(graph, plan)
         if sequential:
             if task.async_execution:
                 pending_async.append(task)
@@ -129,7 +136,7 @@ def _wire_forward_context(graph: ExecutionGraph, tasks: list[Task], plans: dict[
             if not graph.digraph.has_edge(src, dst):
                 graph.add_edge(src, dst, kind="context")
                 node = graph.node(dst)
-                if isinstance(node, AgentStepNode) and src not in node.context_nodes:
+                if isinstance(node, AgentStepNode | ExternalAgentNode) and src not in node.context_nodes:
                     graph.replace_node(dataclasses.replace(node, context_nodes=(*node.context_nodes, src)))
 
 
@@ -157,9 +164,11 @@ def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, Ta
 def _task_nodes(
     graph: ExecutionGraph, crew: Any, task: Task, index: int, context_nodes: Sequence[str]
 ) -> TaskPlan:
-    agent: Agent = task.agent  # type: ignore[assignment]  # validated
     key = task_key(task, index)
     name = task.name or task.display_name()
+    if not isinstance(task.agent, Agent):
+        return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
+    agent: Agent = task.agent
     tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
@@ -174,11 +183,52 @@ def _task_nodes(
     return TaskPlan(key=key, name=name, first=recall_id or step.id, agent=step.id, final=final, index=index)
 
 
-def _delegation_tools(crew: Any, agent: Agent) -> list[Any]:
+def _external_task_nodes(
+    graph: ExecutionGraph, crew: Any, task: Task, key: str, name: str, index: int, context_nodes: Sequence[str]
+) -> TaskPlan:
+    """A task whose agent is a third-party ``BaseAgent``: an ``external_agent`` node calling its
+    ``execute_task``, then the same output chain as any task."""
+    agent: Any = task.agent
+    tools = list(task.tools or agent.tools or [])
+    tools.extend(_delegation_tools(crew, agent))
+    memory_obj = agent_memory(crew, agent)
+    recall_id = add_recall(graph, key, name, task, memory_obj)
+    step = ExternalAgentNode(
+        id=f"{key}.agent",
+        label=name,
+        agent=agent,
+        task=task,
+        task_name=name,
+        agent_role=agent.role,
+        tools=tuple(tools),
+        context_nodes=context_nodes,
+        memory_node=recall_id,
+        llm=agent.llm if agent.llm is not None else getattr(crew, "llm", None),
+        rpm_keys=rpm_keys(crew, agent),
+    )
+    graph.add_node(step, task=key)
+    if recall_id is not None:
+        graph.add_edge(recall_id, step.id, kind="memory")
+    add_tool_templates(graph, key, step.id, tools)
+    final = add_output_chain(graph, task, key, name, step, memory_obj)
+    return TaskPlan(key=key, name=name, first=recall_id or step.id, agent=step.id, final=final, index=index)
+
+
+def _delegation_tools(crew: Any, agent: Any) -> list[Any]:
+    """``agent.get_delegation_tools(coworkers)`` (BaseAgent's contract) for a delegating agent.
+
+    A delegated task runs as an agent step built from the coworker's fields, so a
+    third-party agent (whose work is its own ``execute_task``) cannot be delegated to."""
     if not agent.allow_delegation:
         return []
-    if not any(a.id != agent.id for a in crew.agents):
+    coworkers = [a for a in crew.agents if a.id != agent.id]
+    if not coworkers:
         return []
-    from crewgraph.tools.delegation import delegation_tools
-
-    return list(delegation_tools(crew.agents, delegator=agent))
+    external = [a.role for a in coworkers if not isinstance(a, Agent)]
+    if external:
+        raise CompileError(
+            f"agent {agent.role!r} may delegate (allow_delegation=True), but its coworker(s) "
+            f"{', '.join(map(repr, external))} are third-party agents (BaseAgent subclasses) that "
+            "crewgraph cannot delegate to; set allow_delegation=False or use Agent coworkers"
+        )
+    return list(agent.get_delegation_tools(coworkers))

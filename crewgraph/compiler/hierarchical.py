@@ -110,6 +110,12 @@ def _check_manager(crew: Any, manager: Agent, coworkers: list[Agent]) -> None:
             )
     if not coworkers:
         problems.append("a hierarchical crew needs at least one agent besides the manager to delegate to")
+    external = [a.role for a in coworkers if not isinstance(a, Agent)]
+    if external:
+        problems.append(
+            f"the manager cannot delegate to third-party agents (BaseAgent subclasses): "
+            f"{', '.join(map(repr, external))}; use them in a sequential or parallel crew"
+        )
     if problems:
         msg = problems[0] if len(problems) == 1 else f"{len(problems)} problems found:\n" + "\n".join(f"  - {p}" for p in problems)
         raise CompileError(msg, problems=problems)

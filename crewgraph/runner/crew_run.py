@@ -25,6 +25,7 @@ from crewgraph.events.crew_events import (
 from crewgraph.graph.node import Node
 from crewgraph.graph.run_state import RunState
 from crewgraph.ids import new_run_id
+from crewgraph.nodes.condition import is_skipped
 from crewgraph.outputs import CrewOutput, TaskOutput
 from crewgraph.runner.plan import compile_plan
 from crewgraph.runner.task_effects import restore_output_file, task_done
@@ -70,6 +71,7 @@ async def run_crew(
 
     graph, default_llm, _tape = apply_cassette(graph, crew.llm, crew.cassette)  # record/replay, if on
     tasks_by_final = {p["final"]: crew.tasks[p["index"]] for p in graph.meta["tasks"]}
+    skipped: set[str] = set()  # keys of conditional tasks whose condition said no
     state = _run_state(crew)
     if on_chunk is not None:
         from crewgraph.streaming.chunks import chunk_sink
@@ -89,8 +91,13 @@ async def run_crew(
     callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
 
     def on_node_finished(node: Node, output: Any) -> Any:
+        if is_skipped(node, output):
+            skipped.add(node.id.rsplit(".", 1)[0])
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
+            if node.id.rsplit(".", 1)[0] in skipped:
+                task.record_output(output)  # a skipped task: no output file, event or callbacks
+                return None
             task_done(crew, task, output, inputs, run_id)
             return callbacks.finished(node.id, task, output)  # off this thread, awaited
         return None
@@ -112,7 +119,9 @@ async def run_crew(
         state=state,
         max_concurrency=crew.max_concurrency,
         checkpointer=checkpoint.store,
-        restored=checkpoint.restored,
+        # A restored condition would lose its route: conditions run again (they are cheap and
+        # read the restored previous output), everything behind them is restored as usual.
+        restored={k: v for k, v in checkpoint.restored.items() if not k.endswith(".condition")},
         on_node_finished=on_node_finished,
         on_node_restored=on_node_restored,
         source=crew,
@@ -141,6 +150,7 @@ async def run_crew(
             log_file.close()
         if checkpoint.store is not None and hasattr(checkpoint.store, "close"):
             checkpoint.store.close()
+    _mark_skipped(scheduler, skipped)
     output = _crew_output(graph, result)
     for cb in crew.after_kickoff_callbacks:
         changed = cb(output)
@@ -206,6 +216,14 @@ def _console(crew: CrewSpec, run_id: str) -> Any:
     from crewgraph.events.console import ConsoleListener
 
     return ConsoleListener(run_id=run_id)
+
+
+def _mark_skipped(scheduler: Any, skipped: set[str]) -> None:
+    """The executed graph shows a skipped conditional task's nodes as ``skipped``."""
+    for key in skipped:
+        for nid, rec in scheduler.records.items():
+            if nid.startswith(key + ".") and rec.status == "pending":
+                rec.status = "skipped"
 
 
 def _crew_output(graph: Any, result: Any) -> CrewOutput:

@@ -87,6 +87,7 @@ def crew_problems(crew: Any) -> list[CrewProblem]:
                             task=label,
                         )
                     )
+    problems.extend(_conditional_problems(tasks, process))
     trailing = _trailing_async(tasks)
     if len(trailing) > 1:
         names = ", ".join(task_label(tasks[i], i) for i in trailing)
@@ -119,6 +120,37 @@ def _manager_problems(crew: Any) -> list[CrewProblem]:
                 f"Manager agent should not be included in agents list ({manager.role!r} is in both).",
             )
         )
+    return problems
+
+
+def _conditional_problems(tasks: list[Any], process: Process) -> list[CrewProblem]:
+    """CrewAI's ConditionalTask rules (and crewgraph's: not in a hierarchical crew)."""
+    conditional = [i for i, t in enumerate(tasks) if getattr(t, "condition", None) is not None]
+    if not conditional:
+        return []
+    problems: list[CrewProblem] = []
+    if len(conditional) == len(tasks):
+        problems.append(
+            CrewProblem(("tasks",), "only_conditional_tasks", "Crew must include at least one non-conditional task")
+        )
+    elif conditional[0] == 0:
+        problems.append(
+            CrewProblem(("tasks", 0), "invalid_first_task", "The first task cannot be a ConditionalTask.",
+                        task=task_label(tasks[0], 0))
+        )
+    for i in conditional:
+        label = task_label(tasks[i], i)
+        if tasks[i].async_execution:
+            problems.append(
+                CrewProblem(("tasks", i, "async_execution"), "invalid_async_conditional_task",
+                            f"Conditional Task: {label}, cannot be executed asynchronously.", task=label)
+            )
+        if process == Process.hierarchical:
+            problems.append(
+                CrewProblem(("tasks", i), "conditional_task_in_hierarchical_crew",
+                            f"{label} is a ConditionalTask: a hierarchical crew's manager decides what runs, "
+                            "so conditional tasks are not supported there (use a sequential crew)", task=label)
+            )
     return problems
 
 

@@ -7,16 +7,14 @@ configuration of ``agent_step`` nodes; nothing here calls a model.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
-    UUID4,
     BaseModel,
-    ConfigDict,
     Field,
+    PrivateAttr,
     field_serializer,
     field_validator,
     model_validator,
@@ -31,30 +29,22 @@ from crewgraph.spec._validators import (
     check_tools,
     merge_config,
 )
+from crewgraph.spec.base_agent import BaseAgent
+
+if TYPE_CHECKING:
+    from crewgraph.outputs import LiteAgentOutput
 
 __all__ = ["Agent"]
 
 
-class Agent(BaseModel):
+class Agent(BaseAgent):
     """One agent of a crew. ``llm`` may be a model name (``"gpt-4o-mini"``) or a BaseLLM."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid", defer_build=True)
-
-    id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
-    role: str = Field(min_length=1, description="Role of the agent")
-    goal: str = Field(min_length=1, description="Objective of the agent")
-    backstory: str = Field(default="", description="Backstory of the agent")
-    llm: Any = Field(default=None, description="Model name or BaseLLM; None uses the crew's")
+    # id, role, goal, backstory, llm, tools, max_iter, max_rpm, allow_delegation, verbose,
+    # cache and memory come from BaseAgent.
     function_calling_llm: Any = Field(default=None)
-    tools: list[Any] = Field(default_factory=list)
-    max_iter: int = Field(default=25, ge=1)
-    max_rpm: int | None = Field(default=None, ge=1)
     max_execution_time: float | None = Field(default=None, gt=0)
     max_retry_limit: int = Field(default=2, ge=0)
-    allow_delegation: bool = False
-    verbose: bool = False
-    cache: bool = True
-    memory: Any = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
     tool_failure_policy: Any = None
     step_callback: Callable[..., Any] | None = None
     max_tool_result_chars: int | None = Field(
@@ -74,6 +64,7 @@ class Agent(BaseModel):
     allow_code_execution: bool = Field(default=False, description="Give the agent CodeInterpreterTool")
     code_execution_mode: Literal["safe", "unsafe"] = "safe"
     multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
+    _executor_tools: list[Any] | None = PrivateAttr(default=None)
     mcps: list[Any] = Field(
         default_factory=list,
         description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts",
@@ -112,26 +103,55 @@ class Agent(BaseModel):
             )
         return self
 
-    _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
-    _validate_llm = field_validator("llm", "function_calling_llm", mode="before")(
-        classmethod(lambda cls, v: check_llm(v))
-    )
+    _validate_llm = field_validator("function_calling_llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
 
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
     )
     _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
 
-    @property
-    def key(self) -> str:
-        """A short stable name for ids and logs."""
-        return self.role
+    # ------------------------------------------------------------------ working alone
+    def kickoff(
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+    ) -> LiteAgentOutput:
+        """Answer ``messages`` (a text, or chat messages) without a crew; ``response_format``
+        asks for a structured answer (in ``.pydantic``). Runs as a one-task crew on the same
+        engine as a crew (tools, retries, events, guardrail)."""
+        from crewgraph._internal.sync import run_sync
+        from crewgraph.runner.solo import kickoff_agent
+
+        return run_sync(kickoff_agent(self, messages, response_format))
+
+    async def kickoff_async(
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+    ) -> LiteAgentOutput:
+        """:meth:`kickoff` on the current event loop."""
+        from crewgraph.runner.solo import kickoff_agent
+
+        return await kickoff_agent(self, messages, response_format)
+
+    # ------------------------------------------------------------------ BaseAgent's contract
+    def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
+        """Do ``task`` and return the answer: ``task.execute_sync(agent=self, ...)``'s text."""
+        tools = tools if tools is not None else self._executor_tools
+        return str(task.execute_sync(agent=self, context=context, tools=tools).raw)
+
+    def create_agent_executor(self, tools: list[Any] | None = None) -> None:
+        """Set the tools ``execute_task`` gives a task that names none (validated like ``tools``);
+        the executor itself is the task's compiled ``agent_step`` node."""
+        self._executor_tools = check_tools(tools) if tools is not None else None
+
+    def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[Any]:
+        """The "delegate work" and "ask question" tools over ``agents`` (never this agent itself)."""
+        from crewgraph.tools.delegation import delegation_tools
+
+        return list(delegation_tools(list(agents), delegator=self))
 
     def __hash__(self) -> int:
         return hash(self.id)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Agent) and other.id == self.id
+        return isinstance(other, BaseAgent) and other.id == self.id
 
     def __repr__(self) -> str:
         return f"Agent(role={self.role!r}, goal={self.goal[:40]!r})"

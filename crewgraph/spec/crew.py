@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializeAsAny,
     field_validator,
     model_validator,
 )
@@ -29,6 +30,7 @@ from crewgraph.spec._crew_rules import crew_problems, raise_problems
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import check_llm, check_policy
 from crewgraph.spec.agent import Agent
+from crewgraph.spec.base_agent import BaseAgent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
 
@@ -42,7 +44,7 @@ class CrewSpec(BaseModel):
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     name: str | None = "crew"
-    agents: list[Agent] = Field(default_factory=list)
+    agents: list[SerializeAsAny[BaseAgent]] = Field(default_factory=list)
     tasks: list[Task] = Field(default_factory=list)
     process: Process = Process.sequential
     verbose: bool = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import (
     UUID4,
@@ -13,6 +13,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializeAsAny,
     field_serializer,
     field_validator,
     model_validator,
@@ -30,7 +31,10 @@ from crewgraph.spec._validators import (
     check_tools,
     merge_config,
 )
-from crewgraph.spec.agent import Agent
+from crewgraph.spec.base_agent import BaseAgent
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["Task"]
 
@@ -48,7 +52,7 @@ class Task(BaseModel):
     name: str | None = None
     description: str = Field(min_length=1)
     expected_output: str = Field(min_length=1)
-    agent: Agent | None = None
+    agent: SerializeAsAny[BaseAgent] | None = None
     context: list[Task] | None = None
     async_execution: bool = False
     output_json: type[BaseModel] | None = None
@@ -150,6 +154,41 @@ class Task(BaseModel):
         """The task's latest result, set when a run of it finishes (as in CrewAI); run state, so
         ``Task(output=...)`` is refused."""
         return self._output
+
+    # --- running it alone (CrewAI's entry points; the runner does the work) ---------------
+    def execute_sync(
+        self, agent: BaseAgent | None = None, context: str | None = None, tools: list[Any] | None = None
+    ) -> TaskOutput:
+        """Run this task on its own and return its output (also kept in ``task.output``).
+
+        ``agent`` replaces the task's agent, ``context`` is extra text the agent works with,
+        ``tools`` replace the task's tools. It runs as a one-task crew on the same compiled
+        graph and scheduler as a crew's task (guardrails, structured output, output file).
+        """
+        from crewgraph._internal.sync import run_sync
+        from crewgraph.runner.solo import run_task
+
+        return run_sync(run_task(self, agent=agent, context=context, tools=tools))
+
+    def execute_async(
+        self, agent: BaseAgent | None = None, context: str | None = None, tools: list[Any] | None = None
+    ) -> Future[TaskOutput]:
+        """:meth:`execute_sync` in a worker thread; returns a ``concurrent.futures.Future``, as CrewAI."""
+        from concurrent.futures import Future
+        from threading import Thread
+
+        future: Future[TaskOutput] = Future()
+
+        def work() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(self.execute_sync(agent=agent, context=context, tools=tools))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        Thread(target=work, name=f"crewgraph-task-{self.display_name()[:20]}", daemon=True).start()
+        return future
 
     def record_output(self, output: TaskOutput) -> None:
         """Keep ``output`` as the task's latest result (``task.output``)."""

@@ -1,0 +1,36 @@
+"""CrewAI's ``crewai.lite_agent``: an agent that works without a crew.
+
+CrewAI's ``LiteAgent`` is an agent run on its own with ``kickoff(messages)``;
+newer CrewAI versions fold it into ``Agent.kickoff``. Here both are the same
+thing: ``LiteAgent`` is an ``Agent`` that may carry a default
+``response_format`` for its kickoffs, and both return :class:`LiteAgentOutput`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from crewgraph.outputs import LiteAgentOutput
+from crewgraph.spec.agent import Agent
+
+__all__ = ["LiteAgent", "LiteAgentOutput"]
+
+
+class LiteAgent(Agent):
+    """An ``Agent`` meant for ``kickoff`` without a crew; ``response_format`` is its default."""
+
+    response_format: type[BaseModel] | None = Field(
+        default=None, description="The structured answer kickoff asks for unless it is given one"
+    )
+
+    def kickoff(
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+    ) -> LiteAgentOutput:
+        return super().kickoff(messages, response_format or self.response_format)
+
+    async def kickoff_async(
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+    ) -> LiteAgentOutput:
+        return await super().kickoff_async(messages, response_format or self.response_format)

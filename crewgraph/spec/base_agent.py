@@ -1,0 +1,84 @@
+"""BaseAgent: the abstract base of every agent a crew can run, CrewAI's contract for
+third-party agents.
+
+``Agent`` derives from it; so can any other agent implementation (a wrapper
+around another framework's agent, a rule-based worker...). A subclass fills
+in the three abstract methods of CrewAI's contract:
+
+- ``execute_task(task, context=None, tools=None) -> str``: do the task
+  (``context`` is the text of the tasks it depends on) and return the answer.
+  It may be a coroutine function; a plain one runs in a worker thread.
+- ``create_agent_executor(tools=None)``: prepare whatever runs the work.
+- ``get_delegation_tools(agents)``: the tools this agent delegates with.
+
+In a crew, a task whose agent is not an ``Agent`` compiles to an
+``external_agent`` node that calls ``execute_task``; its output then goes
+through the same convert / guardrail / memory nodes as any task's.
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator
+
+from crewgraph.spec._validators import check_llm, check_tools
+
+__all__ = ["BaseAgent"]
+
+
+class BaseAgent(BaseModel, ABC):
+    """Abstract Base Class for all third party agents compatible with crewgraph (and CrewAI)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid", defer_build=True)
+
+    id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
+    role: str = Field(min_length=1, description="Role of the agent")
+    goal: str = Field(min_length=1, description="Objective of the agent")
+    backstory: str = Field(default="", description="Backstory of the agent")
+    cache: bool = True
+    verbose: bool = False
+    max_rpm: int | None = Field(default=None, ge=1)
+    allow_delegation: bool = False
+    tools: list[Any] = Field(default_factory=list)
+    max_iter: int = Field(default=25, ge=1)
+    llm: Any = Field(default=None, description="Model name or BaseLLM; None uses the crew's")
+    memory: Any = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
+
+    _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
+    _validate_base_llm = field_validator("llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
+
+    @abstractmethod
+    def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
+        """Do ``task`` (with ``context``, the text of the tasks it depends on) and return the answer."""
+
+    @abstractmethod
+    def create_agent_executor(self, tools: list[Any] | None = None) -> None:
+        """Prepare what executes this agent's work, with ``tools``."""
+
+    @abstractmethod
+    def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[Any]:
+        """The tools this agent uses to delegate work to (or ask) ``agents``."""
+
+    def get_platform_tools(self, apps: list[Any]) -> list[Any]:
+        """CrewAI's platform (AMP) apps: not supported, so asking for any is an error."""
+        if apps:
+            raise ValueError("platform apps (CrewAI AMP) are not supported by crewgraph")
+        return []
+
+    @property
+    def key(self) -> str:
+        """A short stable name for ids and logs."""
+        return self.role
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BaseAgent) and other.id == self.id
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(role={self.role!r}, goal={self.goal[:40]!r})"
