@@ -57,6 +57,16 @@ class ConfigurationError(CrewGraphError):
     """A definition (agent, task, crew, flow, project file) is invalid."""
 
 
+class MissingExtraError(ConfigurationError, ImportError):
+    """A capability needs an optional dependency that is not installed; the message names the
+    extra that installs it (``pip install 'crewgraph[EXTRA]'``)."""
+
+    def __init__(self, message: str, *, extra: str, module: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+        self.module = module
+
+
 class CompileError(CrewGraphError, ValueError):
     """A crew or flow cannot be compiled into a valid execution graph.
 

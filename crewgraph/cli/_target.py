@@ -1,5 +1,6 @@
 """Find what a command should run: ``MODULE:ATTR``, a file, or the project in the working directory.
 
+``flow.yaml`` (or ``.yml``/``.json``) is a declarative flow definition.
 ``MODULE:ATTR`` may name a Crew instance, a ``@CrewBase`` class, a function
 returning a Crew (or any of these), or a Flow class or instance. ``MODULE``
 alone (or ``path/to/file.py``) picks the one crew or flow defined there.
@@ -83,6 +84,8 @@ def load_target(spec: str | None, cwd: Path | None = None) -> Target:
         raise UserError("pyproject.toml: [tool.crewgraph] inputs must be a table of key = value")
     if spec is None:
         spec = _default_spec(cwd, settings)
+    if spec.endswith((".yaml", ".yml", ".json")):
+        return _flow_definition(cwd / spec, spec, defaults)
     module_part, _, attr = spec.partition(":")
     module = _import(module_part, cwd)
     if attr:
@@ -96,6 +99,20 @@ def load_target(spec: str | None, cwd: Path | None = None) -> Target:
         # Checkpointed runs record how to rebuild the crew (Crew.from_checkpoint needs it).
         instance._factory_ref = label
     return Target(obj=instance, kind=kind, label=label, default_inputs=dict(defaults))
+
+
+def _flow_definition(path: Path, spec: str, defaults: dict[str, Any]) -> Target:
+    """A declarative flow (``crewgraph run flow.yaml``)."""
+    if not path.is_file():
+        raise UserError(f"no such file: {spec}")
+    from crewgraph.errors import ConfigurationError
+    from crewgraph.flow.definition import load_flow
+
+    try:
+        cls = load_flow(path)
+    except ConfigurationError as exc:
+        raise UserError(str(exc)) from None
+    return Target(obj=cls(), kind="flow", label=spec, default_inputs=dict(defaults))
 
 
 def _extend_sys_path(cwd: Path) -> None:

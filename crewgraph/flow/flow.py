@@ -298,10 +298,27 @@ class Flow(FlowMemoryMixin, Generic[T]):
         """Graphviz DOT text of the flow (routers as diamonds, labels on route edges)."""
         return self.compile().to_dot(**options)
 
-    def plot(self, filename: str | Path = "flow.svg", format: str | None = None, **options: Any) -> Path:
-        """Render the flow with Graphviz to ``filename`` (svg, png, pdf... from the suffix;
-        ``.svg`` is added when there is none). Returns the written path."""
-        return self.compile().render(filename, format=format, **options)
+    def plot(
+        self, filename: str | Path = "flow.svg", format: str | None = None, show: bool = False, **options: Any
+    ) -> Path:
+        """Render the flow with Graphviz to ``filename``: ``.html`` writes an interactive,
+        self-contained page (pan, zoom, node details on click; no CDN); svg, png, pdf...
+        from the suffix otherwise (``.svg`` when there is none). ``show=True`` opens the
+        result in the browser. Returns the written path."""
+        graph = self.compile()
+        if (format or Path(filename).suffix.lstrip(".")).lower() == "html":
+            from crewgraph.export import plan_to_json
+            from crewgraph.export.html import render_html
+
+            details = {n["id"]: n for n in plan_to_json(graph)["nodes"]}
+            path = render_html(graph.to_dot(**options), details, filename, self.flow_name)
+        else:
+            path = graph.render(filename, format=format, **options)
+        if show:
+            import webbrowser
+
+            webbrowser.open(path.resolve().as_uri())
+        return path
 
     # ------------------------------------------------------------------ run
     def kickoff(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from crewgraph._internal.extras import import_extra
+
 __all__ = ["TEXT_SUFFIXES", "chunk_text", "file_chunks", "load_text"]
 
 TEXT_SUFFIXES = frozenset(
@@ -26,15 +28,13 @@ TEXT_SUFFIXES = frozenset(
 
 
 def _pdf(path: Path) -> str:
-    from pypdf import PdfReader
-
-    reader = PdfReader(str(path))
+    pypdf = import_extra("pypdf", "tools", "Reading PDF files")
+    reader = pypdf.PdfReader(str(path))
     return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
 
 
 def _docx(path: Path) -> str:
-    import docx
-
+    docx = import_extra("docx", "tools", "Reading Word (.docx) files")
     document = docx.Document(str(path))
     parts = [p.text for p in document.paragraphs]
     for table in document.tables:

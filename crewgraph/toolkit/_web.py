@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from crewgraph._internal.extras import import_extra
 from crewgraph.tools.tool_failure import ToolFailure
 
 __all__ = ["Page", "element_texts", "fetch_page", "html_to_text", "limit_text"]
@@ -103,9 +104,8 @@ def _http_failure(url: str, status: int, reason: str) -> ToolFailure:
 
 
 def _parse(html: str) -> Any:
-    from selectolax.lexbor import LexborHTMLParser
-
-    tree = LexborHTMLParser(html)
+    lexbor = import_extra("selectolax.lexbor", "tools", "Reading web pages")
+    tree = lexbor.LexborHTMLParser(html)
     for node in tree.css(_DROP):
         node.decompose()
     return tree

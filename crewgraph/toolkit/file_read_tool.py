@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from crewgraph._internal.extras import import_extra
 from crewgraph.toolkit._paths import confine, display, open_file
 from crewgraph.tools._schema import narrow_schema
 from crewgraph.tools.base_tool import BaseTool
@@ -36,15 +37,13 @@ class FileReadToolSchema(BaseModel):
 
 
 def _extract_pdf(stream: BinaryIO) -> str:
-    from pypdf import PdfReader
-
-    reader = PdfReader(stream)
+    pypdf = import_extra("pypdf", "tools", "Reading PDF files")
+    reader = pypdf.PdfReader(stream)
     return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages).strip()
 
 
 def _extract_docx(stream: BinaryIO) -> str:
-    import docx
-
+    docx = import_extra("docx", "tools", "Reading Word (.docx) files")
     document = docx.Document(stream)
     return "\n".join(p.text for p in document.paragraphs)
 

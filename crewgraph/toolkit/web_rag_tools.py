@@ -18,6 +18,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from crewgraph._internal.extras import import_extra
 from crewgraph.toolkit._web import fetch_page, html_to_text
 from crewgraph.toolkit.rag_tools import _RagBase, _schema
 from crewgraph.tools.tool_failure import ToolFailure
@@ -27,10 +28,9 @@ __all__ = ["CodeDocsSearchTool", "WebsiteSearchTool", "page_links"]
 
 def page_links(html: str, base_url: str) -> list[str]:
     """Absolute http(s) links of a page, fragments removed, in page order, without repeats."""
-    from selectolax.lexbor import LexborHTMLParser
-
+    lexbor = import_extra("selectolax.lexbor", "tools", "Reading web pages")
     seen: dict[str, None] = {}
-    for node in LexborHTMLParser(html).css("a[href]"):
+    for node in lexbor.LexborHTMLParser(html).css("a[href]"):
         href = (node.attributes.get("href") or "").strip()
         if not href or href.startswith(("mailto:", "javascript:", "tel:")):
             continue

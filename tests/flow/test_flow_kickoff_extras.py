@@ -69,3 +69,21 @@ def test_trigger_payload_reaches_start_methods() -> None:
     assert flow.state["topic"] == "x" and "crewai_trigger_payload" not in flow.state
     flow.kickoff()
     assert seen["payload"] is None
+
+
+def test_usage_metrics_count_memory_analysis(tmp_path: Any) -> None:
+    from crewgraph.memory import Memory
+    from crewgraph.memory.analysis import ExtractedMemories
+
+    llm = FakeLLM([ExtractedMemories(memories=["Budget is $50k", "Sarah leads"])])
+    memory = Memory(llm=llm, storage=str(tmp_path / "mem"))
+
+    class F(Flow):
+        @start()
+        def facts(self) -> list[str]:
+            return self.extract_memories("Budget $50k. Sarah leads.")
+
+    flow = F(memory=memory)
+    assert flow.kickoff() == ["Budget is $50k", "Sarah leads"]
+    assert flow.usage_metrics.successful_requests == 1 and flow.usage_metrics.total_tokens > 0
+    memory.close()

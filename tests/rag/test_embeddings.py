@@ -33,7 +33,7 @@ def test_default_is_minilm_384_unit_vectors(minilm: MiniLMEmbedder) -> None:
     vectors = minilm(["We decided to use PostgreSQL.", "", "a" * 5000])
     assert [len(v) for v in vectors] == [DIMENSION] * 3 == [384] * 3
     assert all(math.isclose(math.sqrt(sum(x * x for x in v)), 1.0, rel_tol=1e-4) for v in vectors)
-    assert tokenizer_path().name == "tokenizer.json"
+    assert tokenizer_path().name == "bert_uncased_vocab.txt"
 
 
 def test_default_embedder_is_semantic(minilm: MiniLMEmbedder) -> None:

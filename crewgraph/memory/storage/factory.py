@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from crewgraph._internal.extras import import_extra
 from crewgraph.memory.storage.backend import StorageBackend
 
 __all__ = ["DEFAULT_STORAGE_NAMES", "default_storage_path", "resolve_storage"]
@@ -58,11 +59,10 @@ def resolve_storage(storage: Any) -> StorageBackend:
         if text.startswith(("http://", "https://")):
             return _server(text)
         if text == ":memory:":
-            from qdrant_client import QdrantClient
-
+            qdrant_client = import_extra("qdrant_client", "qdrant", "Memory(storage=':memory:')")
             from crewgraph.memory.storage.qdrant_server import QdrantServerStorage
 
-            return QdrantServerStorage(client=QdrantClient(":memory:"))
+            return QdrantServerStorage(client=qdrant_client.QdrantClient(":memory:"))
         return _edge(text)
     if isinstance(storage, StorageBackend) or callable(getattr(storage, "search", None)):
         from crewgraph.memory.storage.compat import adapt_backend

