@@ -131,10 +131,22 @@ class Crew(CrewSpec):
 
     # ------------------------------------------------------------------ memory
     def reset_memories(self, command_type: str = "memory") -> None:
-        """Reset the crew's unified memory (``command_type`` "memory" or "all")."""
-        if command_type not in ("memory", "all"):
-            raise ValueError(f"unknown command_type {command_type!r}; use 'memory' or 'all'")
-        memory = self.get_memory()
-        if memory is None:
-            raise ValueError("this crew has no memory to reset (set memory=True or pass a Memory)")
-        memory.reset()
+        """Reset what the crew remembers: ``"memory"`` (the unified memory), ``"knowledge"`` (the
+        crew's knowledge index), ``"agent_knowledge"`` (every agent's), or ``"all"`` of them.
+        A reset knowledge index is rebuilt from its sources on the next run."""
+        from crewgraph.knowledge.reset import reset_crew
+
+        reset_crew(self, command_type)
+
+    # ------------------------------------------------------------------ knowledge
+    def query_knowledge(
+        self, query: list[str] | str, results_limit: int = 3, score_threshold: float = 0.35
+    ) -> list[Any] | None:
+        """Search the crew's knowledge (None when it has no ``knowledge_sources``): chunks as dicts
+        with ``content``, ``metadata`` and ``score`` (cosine similarity), best first."""
+        from crewgraph.knowledge.owners import crew_knowledge
+
+        knowledge = crew_knowledge(self)
+        if knowledge is None:
+            return None
+        return list(knowledge.query(query, results_limit=results_limit, score_threshold=score_threshold))

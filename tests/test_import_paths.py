@@ -48,6 +48,18 @@ PATHS: list[tuple[str, list[str]]] = [
     ("crewgraph.tools.tool_failure", ["ToolFailure", "ToolFailurePolicy"]),
     ("crewgraph.flow.flow", ["Flow", "start", "listen", "router", "or_", "and_"]),
     ("crewgraph.flow.persistence", ["SQLiteFlowPersistence", "persist"]),
+    ("crewgraph.mcp", ["MCPServerStdio", "MCPServerHTTP", "MCPServerSSE", "create_static_tool_filter"]),
+    ("crewgraph.mcp.filters", ["create_static_tool_filter", "create_dynamic_tool_filter", "ToolFilterContext"]),
+    ("crewgraph.toolkit", ["MCPServerAdapter"]),
+    ("crewgraph.knowledge.knowledge", ["Knowledge"]),
+    ("crewgraph.knowledge.knowledge_config", ["KnowledgeConfig"]),
+    ("crewgraph.knowledge.source.string_knowledge_source", ["StringKnowledgeSource"]),
+    ("crewgraph.knowledge.source.text_file_knowledge_source", ["TextFileKnowledgeSource"]),
+    ("crewgraph.knowledge.source.pdf_knowledge_source", ["PDFKnowledgeSource"]),
+    ("crewgraph.knowledge.source.csv_knowledge_source", ["CSVKnowledgeSource"]),
+    ("crewgraph.knowledge.source.excel_knowledge_source", ["ExcelKnowledgeSource"]),
+    ("crewgraph.knowledge.source.json_knowledge_source", ["JSONKnowledgeSource"]),
+    ("crewgraph.events.types.knowledge_events", ["KnowledgeRetrievalStartedEvent", "KnowledgeQueryCompletedEvent"]),
 ]
 
 

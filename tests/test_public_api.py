@@ -58,7 +58,8 @@ def test_seed_import_paths_exist(module: str, names: list[str]) -> None:
     "package",
     ["crewgraph.events", "crewgraph.graph", "crewgraph.llm", "crewgraph.tools", "crewgraph.spec",
      "crewgraph.runtime", "crewgraph.compiler", "crewgraph.testing", "crewgraph.nodes", "crewgraph.checkpoint",
-     "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit", "crewgraph.streaming"],
+     "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit", "crewgraph.streaming",
+     "crewgraph.knowledge", "crewgraph.tools.mcp", "crewgraph.mcp"],
 )
 def test_each_package_has_a_sorted_all(package: str) -> None:
     mod = importlib.import_module(package)

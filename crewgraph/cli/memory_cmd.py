@@ -148,7 +148,11 @@ def _tree_json(mem: Any, scope: str, max_depth: int | None) -> dict[str, Any]:
 def reset_memories(
     target: TargetArg = None,
     memory_: Annotated[bool, typer.Option("--memory", "-m", help="Reset the unified memory.")] = False,
-    all_: Annotated[bool, typer.Option("--all", "-a", help="Reset every memory (the same as -m in crewgraph).")] = False,
+    knowledge: Annotated[bool, typer.Option("--knowledge", "-kn", help="Reset the crew's knowledge index.")] = False,
+    agent_knowledge: Annotated[
+        bool, typer.Option("--agent-knowledge", "-akn", help="Reset the agents' knowledge indexes.")
+    ] = False,
+    all_: Annotated[bool, typer.Option("--all", "-a", help="Reset memory and knowledge.")] = False,
     storage_path: StorageOpt = None,
     scope: Annotated[str | None, typer.Option("--scope", help="Only forget this scope and below.")] = None,
 ) -> None:
@@ -156,8 +160,11 @@ def reset_memories(
 
     With MODULE:ATTR the crew's own memory is reset (crew.reset_memories), wherever it lives.
     """
-    if not (memory_ or all_):
-        raise UserError("nothing to reset: pass -m/--memory (or -a/--all)")
+    if not (memory_ or all_ or knowledge or agent_knowledge):
+        raise UserError("nothing to reset: pass -m/--memory, -kn/--knowledge, -akn/--agent-knowledge or -a/--all")
+    if knowledge or agent_knowledge or (all_ and scope is None):
+        _reset_knowledge(target, memory_, knowledge, agent_knowledge, all_, storage_path, scope)
+        return
     if target is not None:
         if storage_path is not None or scope is not None:
             raise UserError("--storage-path/--scope apply to a memory store, not to MODULE:ATTR")
@@ -181,3 +188,55 @@ def reset_memories(
     else:
         mem.reset()
     typer.echo(f"Reset memory at {location}" + (f" (scope {scope})." if scope else "."))
+
+
+def _reset_knowledge(
+    target: str | None, memory_: bool, knowledge: bool, agent_knowledge: bool, all_: bool,
+    storage_path: str | None, scope: str | None,
+) -> None:
+    """``-kn``/``-akn``: a crew's knowledge (MODULE:ATTR), else the knowledge stores on disk."""
+    if scope is not None:
+        raise UserError("--scope applies to memory, not to knowledge")
+    kinds = ["all"] if all_ else [k for k, on in (("memory", memory_), ("knowledge", knowledge),
+                                                  ("agent_knowledge", agent_knowledge)) if on]
+    if target is not None:
+        if storage_path is not None:
+            raise UserError("--storage-path applies to a store on disk, not to MODULE:ATTR")
+        from crewgraph.cli._target import load_target
+
+        found = load_target(target)
+        if found.kind != "crew":
+            raise UserError(f"{found.label} is a {found.kind}; reset-memories takes a crew")
+        for kind in kinds:
+            try:
+                found.obj.reset_memories(command_type=kind)
+            except ValueError as exc:
+                raise UserError(f"crew {found.name!r} ({found.label}): {exc}") from None
+        what = "memory and knowledge" if all_ else ", ".join(k.replace("_", " ") for k in kinds)
+        typer.echo(f"Reset the {what} of crew {found.name!r}.")
+        return
+    import os
+    from pathlib import Path
+
+    from crewgraph.knowledge.reset import default_knowledge_root, reset_store_directory
+
+    on_server = bool(os.environ.get("CREWGRAPH_QDRANT_URL")) and storage_path is None
+    if on_server and (knowledge or agent_knowledge):
+        raise UserError("knowledge lives on the Qdrant server of CREWGRAPH_QDRANT_URL: pass MODULE:ATTR to reset a crew's")
+    if "memory" in kinds or "all" in kinds:
+        location = _location(storage_path)
+        if _exists(location):
+            _open_memory(location).reset()
+            typer.echo(f"Reset memory at {location}.")
+    if on_server:
+        typer.echo("Knowledge on the Qdrant server is reset per crew: pass MODULE:ATTR.")
+        return
+    # --storage-path names the memory folder; knowledge sits beside it, as by default
+    root = Path(storage_path).expanduser().parent / "knowledge" if storage_path else default_knowledge_root()
+    removed = reset_store_directory(
+        crew=bool({"knowledge", "all"} & set(kinds)), agents=bool({"agent_knowledge", "all"} & set(kinds)), root=root
+    )
+    if removed:
+        typer.echo(f"Reset knowledge at {root}: {', '.join(removed)}.")
+    else:
+        typer.echo(f"Nothing to reset: no knowledge store at {root}.")

@@ -17,6 +17,7 @@ from typing import Any
 
 from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
 from crewgraph.compiler._external_tools import with_mcp_tools
+from crewgraph.compiler._knowledge import add_knowledge
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_reasoning,
@@ -173,10 +174,17 @@ def _task_nodes(
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)
-    step = AgentStepNode(id=f"{key}.agent", **step_fields(crew, task, agent, name, tools, context_nodes, recall_id))
+    knowledge_id = add_knowledge(graph, key, name, task, crew, agent)
+    step = AgentStepNode(
+        id=f"{key}.agent",
+        knowledge_node=knowledge_id,
+        **step_fields(crew, task, agent, name, tools, context_nodes, recall_id),
+    )
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")
+    if knowledge_id is not None:
+        graph.add_edge(knowledge_id, step.id, kind="knowledge")
     add_reasoning(graph, crew, task, agent, step)
     add_tool_templates(graph, key, step.id, tools)
     final = add_output_chain(graph, task, key, name, step, memory_obj)

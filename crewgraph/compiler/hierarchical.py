@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from crewgraph.compiler._knowledge import add_knowledge
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_reasoning,
@@ -151,14 +152,18 @@ def _task_nodes(
         raise CompileError(f"{task_label(task, index)}: {exc}", task=task_label(task, index)) from None
     memory_obj = agent_memory(crew, manager)
     recall_id = add_recall(graph, key, name, task, memory_obj)
+    knowledge_id = add_knowledge(graph, key, name, task, crew, manager)
     step = ManagerStepNode(
         id=f"{key}.manager",
+        knowledge_node=knowledge_id,
         coworker_roles=tuple(a.role for a in allowed),
         **step_fields(crew, task, manager, name, tools, context_nodes, recall_id),
     )
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")
+    if knowledge_id is not None:
+        graph.add_edge(knowledge_id, step.id, kind="knowledge")
     add_reasoning(graph, crew, task, manager, step)
     add_tool_templates(graph, key, step.id, tools)
     final = add_output_chain(graph, task, key, name, step, memory_obj)

@@ -17,6 +17,7 @@ import base64
 import inspect
 import logging
 import pickle
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crewgraph.flow.human_feedback import PendingQuestion, PendingRun
@@ -51,7 +52,12 @@ def flow_class_ref(cls: type) -> dict[str, Any]:
         file = inspect.getfile(cls)
     except (TypeError, OSError):
         file = None
-    return {"module": cls.__module__, "qualname": cls.__qualname__, "file": file}
+    ref: dict[str, Any] = {"module": cls.__module__, "qualname": cls.__qualname__, "file": file}
+    definition = getattr(cls, "__flow_definition__", None)
+    lines = definition.__dict__.get("_lines") if definition is not None else None
+    if lines is not None and Path(lines.path).is_file():
+        ref["definition"] = str(Path(lines.path).resolve())  # a declarative flow: its file
+    return ref
 
 
 def _b64(value: Any) -> str | None:

@@ -35,6 +35,10 @@ def load_flow_class(ref: dict[str, Any]) -> type[Flow[Any]]:
     from crewgraph.flow.flow import Flow
 
     module_name, qualname, file = ref.get("module"), str(ref.get("qualname", "")), ref.get("file")
+    if ref.get("definition"):
+        from crewgraph.flow.definition import load_flow
+
+        return load_flow(str(ref["definition"]))
     if "<locals>" in qualname:
         raise ValueError(
             f"flow class {qualname!r} was defined inside a function, so it cannot be found again by name; "

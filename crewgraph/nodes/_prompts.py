@@ -35,6 +35,7 @@ def task_prompt(
     *,
     context: str = "",
     memories: str = "",
+    knowledge: str = "",
     plan: str = "",
     output_schema: dict[str, Any] | None = None,
     has_tools: bool = False,
@@ -55,6 +56,8 @@ def task_prompt(
         parts.append(f"This is the context you're working with:\n{context}")
     if memories:
         parts.append(f"Relevant memories:\n{memories}")
+    if knowledge:
+        parts.append(knowledge)
     if has_tools:
         parts.append("Use the tools available to you when they help; answer directly when you are done.")
     parts.append("Begin! This is VERY important to you, do your best work.")

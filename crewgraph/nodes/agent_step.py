@@ -107,6 +107,8 @@ class AgentStepNode(ContextWindowSteps, Node):
     """Nodes whose outputs are this task's context: a tuple, or a ``NodePrefix`` for a
     sequential task's default context (the task has an edge only from the last of them)."""
     memory_node: str | None = None
+    knowledge_node: str | None = None
+    """The ``knowledge_retrieval`` node whose text (CrewAI's "Additional Information") joins the prompt."""
     plan: str = ""
     plan_node: str | None = None
     """The ``planning`` node whose output (``{task key: plan}``) holds this step's plan."""
@@ -381,11 +383,13 @@ class AgentStepNode(ContextWindowSteps, Node):
 
     def _first_messages(self, ctx: NodeContext, context: str) -> list[dict[str, Any]]:
         memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""
+        knowledge = str(ctx.upstream.get(self.knowledge_node) or "") if self.knowledge_node is not None else ""
         prompt = task_prompt(
             self._description(ctx),
             interpolate(self.expected_output, ctx.inputs),
             context=context,
             memories=memories,
+            knowledge=knowledge,
             plan=self.plan or self._planned(ctx),
             output_schema=self.output_schema,
             has_tools=bool(self.tools),

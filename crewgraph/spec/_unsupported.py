@@ -49,10 +49,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "knowledge": ((), "pass knowledge_sources instead of a built Knowledge object"),
         "planning_config": ((), "use reasoning=True and max_reasoning_attempts"),
         # Fields other work may implement: declared fields win over these entries.
-        "knowledge_sources": ((), "knowledge sources are not supported yet"),
-        "knowledge_config": ((), "knowledge sources are not supported yet"),
-        "embedder": ((), "a per-agent embedder is not supported yet; set the crew's embedder"),
-        "mcps": ((), "MCP servers are not supported yet"),
         "guardrail": ((), "agent guardrails are not supported yet; set the task's guardrail"),
         "guardrail_max_retries": ((3,), "agent guardrails are not supported yet; set the task's guardrail"),
     },
@@ -83,7 +79,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "knowledge": ((), "pass knowledge_sources instead of a built Knowledge object"),
         "config": ((), "build the crew from @CrewBase and its YAML files instead of a config dict"),
         "function_calling_llm": ((), "a crew-wide function_calling_llm is not supported yet; set it per agent"),
-        "knowledge_sources": ((), "knowledge sources are not supported yet"),
     },
 }
 

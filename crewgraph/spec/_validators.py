@@ -9,6 +9,8 @@ from typing import Any, get_args, get_origin
 __all__ = [
     "check_guardrail",
     "check_input_files",
+    "check_knowledge_config",
+    "check_knowledge_sources",
     "check_llm",
     "check_mcps",
     "check_output_file",
@@ -155,6 +157,28 @@ def check_policy(value: Any) -> Any:
     from crewgraph.tools.tool_failure import ToolFailurePolicy
 
     return ToolFailurePolicy(value)
+
+
+def check_knowledge_sources(value: Any) -> list[Any]:
+    """Knowledge sources: BaseKnowledgeSource instances (StringKnowledgeSource, ...)."""
+    if not value:
+        return []
+    from crewgraph.knowledge.knowledge import check_sources
+
+    return check_sources(value)
+
+
+def check_knowledge_config(value: Any) -> Any:
+    """A KnowledgeConfig, or a dict of its fields (results_limit, score_threshold)."""
+    if value is None:
+        return None
+    from crewgraph.knowledge.knowledge_config import KnowledgeConfig
+
+    if isinstance(value, KnowledgeConfig):
+        return value
+    if isinstance(value, dict):
+        return KnowledgeConfig(**value)
+    raise ValueError(f"knowledge_config must be a KnowledgeConfig, got {type(value).__name__}")
 
 
 def check_mcps(value: Any) -> list[Any]:

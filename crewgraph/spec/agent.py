@@ -23,6 +23,8 @@ from pydantic import (
 from crewgraph.spec._dump import named_for_json, tools_for_json
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
+    check_knowledge_config,
+    check_knowledge_sources,
     check_llm,
     check_mcps,
     check_policy,
@@ -64,6 +66,11 @@ class Agent(BaseAgent):
     allow_code_execution: bool = Field(default=False, description="Give the agent CodeInterpreterTool")
     code_execution_mode: Literal["safe", "unsafe"] = "safe"
     multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
+    knowledge_sources: list[Any] = Field(
+        default_factory=list, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
+    )
+    knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
+    embedder: Any = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
     mcps: list[Any] = Field(
         default_factory=list,
@@ -79,7 +86,7 @@ class Agent(BaseAgent):
     def _tools_json(self, tools: list[Any]) -> list[Any]:
         return tools_for_json(tools, f"Agent {self.role!r}")
 
-    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", when_used="json")
+    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", "embedder", when_used="json")
     def _name_objects(self, value: Any) -> Any:
         return named_for_json(value, f"Agent {self.role!r}")
 
@@ -109,6 +116,12 @@ class Agent(BaseAgent):
         classmethod(lambda cls, v: check_policy(v))
     )
     _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
+    _validate_knowledge = field_validator("knowledge_sources", mode="before")(
+        classmethod(lambda cls, v: check_knowledge_sources(v))
+    )
+    _validate_knowledge_config = field_validator("knowledge_config", mode="before")(
+        classmethod(lambda cls, v: check_knowledge_config(v))
+    )
 
     # ------------------------------------------------------------------ working alone
     def kickoff(

@@ -28,7 +28,7 @@ from pydantic import (
 from crewgraph.outputs import UsageMetrics
 from crewgraph.spec._crew_rules import crew_problems, raise_problems
 from crewgraph.spec._unsupported import reject_unsupported
-from crewgraph.spec._validators import check_llm, check_policy
+from crewgraph.spec._validators import check_knowledge_sources, check_llm, check_policy
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.base_agent import BaseAgent
 from crewgraph.spec.process import Process
@@ -55,6 +55,9 @@ class CrewSpec(BaseModel):
     planning_llm: Any = None
     memory: Any = Field(default=False, description="bool, Memory, MemoryScope or MemorySlice")
     embedder: Any = None
+    knowledge_sources: list[Any] = Field(
+        default_factory=list, description="Knowledge every agent of the crew draws on"
+    )
     cache: bool = Field(default=False, description="Cache tools' results (the seed's default: off)")
     max_rpm: int | None = Field(default=None, ge=1)
     max_concurrency: int = Field(default=128, ge=1)
@@ -93,6 +96,9 @@ class CrewSpec(BaseModel):
 
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
+    )
+    _validate_knowledge = field_validator("knowledge_sources", mode="before")(
+        classmethod(lambda cls, v: check_knowledge_sources(v))
     )
 
     @model_validator(mode="after")

@@ -78,6 +78,7 @@ __all__ = [
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
     "GithubSearchTool",
+    "MCPServerAdapter",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
     "PGSearchTool",

@@ -27,6 +27,10 @@ class Review(Flow[dict]):
     def publish(self) -> str:
         return "p"
 
+    @listen("redo")
+    def again(self) -> str:
+        return "a"
+
 
 def test_plot_html_writes_a_self_contained_interactive_page(tmp_path: Path) -> None:
     path = Review().plot(tmp_path / "flow.html", show=False)

@@ -134,3 +134,16 @@ def test_crewgraph_run_runs_a_yaml_flow(steps: Path) -> None:
     result = CliRunner().invoke(app, ["run", "flow.yaml", "--quiet", "--no-checkpoint"])
     assert result.exit_code == 0, result.output
     assert "end of flows" in result.output
+
+
+def test_a_persisted_declarative_run_resumes_from_its_file(steps: Path, storage_dir: Path) -> None:
+    from crewgraph.flow import Flow as BaseFlow
+
+    text = YAML.replace("name: review_flow\n", "name: review_flow\npersist: true\n").replace(
+        '    output: "published {input}"', '    ask: "Publish {input}?"'
+    )
+    (steps / "asking.yaml").write_text(text)
+    pending = load_flow(steps / "asking.yaml")().kickoff()
+    assert pending.question == "Publish draft about flows?"
+    # A fresh class lookup, as another process would do: the run names its definition file.
+    assert BaseFlow.resume(pending.run_id, "yes") == "end of flows"

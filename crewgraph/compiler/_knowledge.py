@@ -1,0 +1,36 @@
+"""The ``knowledge_retrieval`` node of a task, when its agent or its crew has knowledge.
+
+The node runs before the task's step and needs nothing upstream, so every
+task's retrieval can start as soon as the run does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crewgraph.graph.execution_graph import ExecutionGraph
+from crewgraph.knowledge.owners import agent_knowledge, crew_knowledge
+
+__all__ = ["add_knowledge"]
+
+def add_knowledge(graph: ExecutionGraph, key: str, name: str, task: Any, crew: Any, agent: Any) -> str | None:
+    """Add ``<key>.knowledge`` for ``task`` when there is knowledge to search; returns its id."""
+    found = [k for k in (agent_knowledge(agent, crew), crew_knowledge(crew)) if k is not None]
+    if not found:
+        return None
+    from crewgraph.knowledge import KnowledgeConfig
+    from crewgraph.nodes.knowledge_retrieval import KnowledgeRetrievalNode
+
+    config = getattr(agent, "knowledge_config", None) or KnowledgeConfig()
+    node = KnowledgeRetrievalNode(
+        id=f"{key}.knowledge",
+        label=f"knowledge: {name}",
+        task_name=name,
+        agent_role=agent.role,
+        query=task.description,
+        knowledge=tuple(found),
+        results_limit=config.results_limit,
+        score_threshold=config.score_threshold,
+    )
+    graph.add_node(node, task=key)
+    return node.id

@@ -1,0 +1,11 @@
+"""``TextFileKnowledgeSource``: plain text files (``.txt``, ``.md``...), read as UTF-8."""
+
+from __future__ import annotations
+
+from crewgraph.knowledge.source.base_file_knowledge_source import BaseFileKnowledgeSource
+
+__all__ = ["TextFileKnowledgeSource"]
+
+
+class TextFileKnowledgeSource(BaseFileKnowledgeSource):
+    """``TextFileKnowledgeSource(file_paths=["notes.txt"])`` reads ``./knowledge/notes.txt``."""
