@@ -5,10 +5,8 @@
 # OPENAI_BASE_URL for a local OpenAI-compatible server) to use a real one.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-if ! setup_log="$(bash "$repo/scripts/setup.sh" 2>&1)"; then
-  printf '%s\n' "$setup_log" >&2
-  echo "!! set-up failed (see above)" >&2
-  exit 1
-fi
+# Set-up progress (one line per step; a failing step's full log) goes to stderr, so the job's
+# output stays clean; pip runs only when pyproject.toml changed since the last set-up.
+bash "$repo/scripts/setup.sh" core >&2
 # Run from the caller's folder, so a FOLDER argument and --out mean what they say there.
 exec "$repo/.venv/bin/python" "$repo/examples/project_briefing.py" "$@"

@@ -1,18 +1,47 @@
 #!/usr/bin/env bash
-# Set up a development environment from a fresh clone: the system `dot` binary
-# (Graphviz) and a virtualenv in .venv with crewgraph and its dev tools.
-# Idempotent: safe to run again.
+# Set up from a fresh clone: the system packages the project uses (Graphviz's `dot`; for the
+# test suite also PostgreSQL's server binaries) and a virtualenv in .venv with crewgraph.
+#   bash scripts/setup.sh         the test suite's set-up: crewgraph with every extra + dev tools
+#   bash scripts/setup.sh core    the main job's: crewgraph's core only
+# Idempotent and incremental: pip runs only when pyproject.toml (or the profile) changed since
+# the last successful set-up. One line per step; a failing step prints its full log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+profile="${1:-dev}"
+case "$profile" in
+  dev) spec='.[dev]' ;;
+  core) spec='.' ;;
+  *) echo "!! unknown set-up profile '$profile' (use: dev, core)" >&2; exit 2 ;;
+esac
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+step() {  # step "what" command...: one line, the command's output only if it fails
+  local what="$1"; shift
+  local t0=$SECONDS
+  printf '==> %s ... ' "$what"
+  if "$@" >"$log" 2>&1; then
+    echo "ok ($((SECONDS - t0)) s)"
+  else
+    echo "FAILED"
+    cat "$log" >&2
+    echo "!! set-up step failed: $what" >&2
+    exit 1
+  fi
+}
+
+apt_install() {
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
+
+can_apt() { [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; }
 
 if ! command -v dot >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "==> installing Graphviz (dot) with apt-get"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null
+  if can_apt; then
+    step "installing Graphviz (dot) with apt-get" apt_install graphviz
   else
     echo "!! Graphviz's 'dot' is missing: install it (apt-get install graphviz / brew install graphviz)" >&2
     echo "   crewgraph works without it, but plots and the plot tests need it." >&2
@@ -20,21 +49,26 @@ if ! command -v dot >/dev/null 2>&1; then
 fi
 
 # PostgreSQL's server binaries: the PGSearchTool tests start a throwaway server (skipped without them).
-if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "==> installing PostgreSQL with apt-get"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+if [ "$profile" = dev ] && ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if can_apt; then
+    step "installing PostgreSQL with apt-get" apt_install postgresql
   else
     echo "!! PostgreSQL is missing: install it (apt-get install postgresql) to run the PGSearchTool tests" >&2
   fi
 fi
 
 if [ ! -x .venv/bin/python ]; then
-  echo "==> creating .venv with $PYTHON"
-  "$PYTHON" -m venv .venv
+  step "creating .venv with $PYTHON" "$PYTHON" -m venv .venv
 fi
-echo "==> installing crewgraph and its dependencies into .venv"
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[dev]'
+stamp=.venv/.crewgraph-setup
+want="$profile $(sha256sum pyproject.toml | cut -d' ' -f1)"
+have="$(cat "$stamp" 2>/dev/null || true)"
+# A dev set-up also serves the core profile (it installs a superset).
+if [ "$have" = "$want" ] || { [ "$profile" = core ] && [ "$have" = "dev ${want#core }" ]; }; then
+  echo "==> .venv is up to date with pyproject.toml ($profile)"
+else
+  step "upgrading pip" .venv/bin/python -m pip install -q --upgrade pip
+  step "installing crewgraph ($spec) into .venv" .venv/bin/python -m pip install -q -e "$spec"
+  echo "$want" >"$stamp"
+fi
 echo "==> ready: .venv/bin/python, .venv/bin/crewgraph"

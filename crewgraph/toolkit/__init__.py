@@ -37,6 +37,7 @@ _HOSTED_TOOLS = {
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
     "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
+    "ComposioTool": "crewgraph.toolkit.composio_tool",
     "DallETool": "crewgraph.toolkit.openai_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
@@ -44,6 +45,7 @@ _HOSTED_TOOLS = {
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
     "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
+    "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
@@ -55,19 +57,13 @@ _HOSTED_TOOLS = {
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
-_NOT_PROVIDED = {
-    "ComposioTool": "the hosted Composio platform",
-    "LlamaIndexTool": "LlamaIndex",
-}
-"""crewai_tools names with no equivalent here yet, and what each would need: importing one
-says so instead of a bare "cannot import name", so a ported crew fails with a reason."""
-
 __all__ = [
     "ApifyActorsTool",
     "BrowserbaseLoadTool",
     "CodeDocsSearchTool",
     "CodeExecutionResult",
     "CodeInterpreterTool",
+    "ComposioTool",
     "DallETool",
     "DirectoryReadTool",
     "EXASearchTool",
@@ -78,6 +74,7 @@ __all__ = [
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
     "GithubSearchTool",
+    "LlamaIndexTool",
     "MCPServerAdapter",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
@@ -115,14 +112,6 @@ def __getattr__(name: str) -> Any:
         value = getattr(module, name)
         globals()[name] = value
         return value
-    if name in _NOT_PROVIDED:
-        # ImportError, not AttributeError: ``from crewgraph.toolkit import X`` would replace an
-        # AttributeError's message with a generic one.
-        raise ImportError(
-            f"crewgraph.toolkit has no {name}: it needs {_NOT_PROVIDED[name]}, and the toolkit "
-            "does not provide it yet. Wrap a client of that service with @tool or BaseTool.",
-            name=__name__,
-        )
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

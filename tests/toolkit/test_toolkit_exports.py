@@ -26,8 +26,10 @@ def test_toolkit_tools_are_base_tools_with_defaults() -> None:
     for name in toolkit.__all__:
         obj = getattr(toolkit, name)
         if isinstance(obj, type) and issubclass(obj, BaseTool):
-            required = {n: "x" for n, f in obj.model_fields.items() if f.is_required()}
-            instance = obj(**required)  # e.g. ApifyActorsTool(actor_name=...)
+            required = {n: f for n, f in obj.model_fields.items() if f.is_required()}
+            if any(f.annotation is not str for f in required.values()):
+                continue  # adapters (LlamaIndexTool, ComposioTool) are built by from_tool/from_action
+            instance = obj(**dict.fromkeys(required, "x"))  # e.g. ApifyActorsTool(actor_name=...)
             assert instance.name and instance.description
             assert instance.to_spec().parameters["type"] == "object"
 

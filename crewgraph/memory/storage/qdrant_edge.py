@@ -4,7 +4,8 @@ Layout of a store directory (``./.crewgraph/memory`` by default)::
 
     crewgraph_memory.json   vector size and format version (checked before opening)
     shard/                  the Qdrant edge shard (segments + WAL)
-    .lock                   held (flock) while this process has the shard open
+    .lock                   held (filelock: flock, or msvcrt on Windows) while a process has it open
+    .lock.pid               the pid of that process, for the error another process gets
 
 An edge shard can be opened once per process and by one process at a time,
 so every :class:`QdrantEdgeStorage` on the same path in a process shares one
@@ -21,7 +22,6 @@ import json
 import os
 import shutil
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +33,6 @@ from crewgraph.memory.storage._qdrant_base import (
     QdrantStorageBase,
 )
 from crewgraph.memory.storage.backend import MemoryStorageError, StorageLockedError
-
-try:  # POSIX advisory locks; elsewhere qdrant-edge's own WAL lock still refuses a second opener.
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["QdrantEdgeStorage"]
 
@@ -171,40 +166,33 @@ class _SharedShard:
 
     # -- cross-process lock -------------------------------------------------------
     def _lock_process(self, timeout: float) -> None:
-        if fcntl is None:
-            return
-        handle = open(self.root / ".lock", "a+")  # noqa: SIM115 - held until close()
-        deadline = time.monotonic() + max(timeout, 0.0)
-        while True:
+        # filelock: flock on POSIX, msvcrt on Windows. The holder's pid goes in a file of its own
+        # (filelock truncates the lock file each time another process tries it).
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(self.root / ".lock"), timeout=max(timeout, 0.0), thread_local=False)
+        try:
+            lock.acquire(poll_interval=0.05)
+        except Timeout:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                holder = (self.root / ".lock.pid").read_text(encoding="utf-8").strip() or "unknown"
             except OSError:
-                if time.monotonic() >= deadline:
-                    handle.seek(0)
-                    holder = handle.read().strip() or "unknown"
-                    handle.close()
-                    raise StorageLockedError(
-                        f"the memory store at {self.root} is open in another process (pid {holder}). "
-                        "The embedded Qdrant store serves one process at a time: close the other "
-                        "process's memory (memory.close()), give this process its own "
-                        "Memory(storage='<path>'), or share one store between processes with a "
-                        "Qdrant server (Memory(storage='http://localhost:6333') or CREWGRAPH_QDRANT_URL)."
-                    ) from None
-                time.sleep(0.05)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        self._lock_file = handle
+                holder = "unknown"
+            raise StorageLockedError(
+                f"the memory store at {self.root} is open in another process (pid {holder}). "
+                "The embedded Qdrant store serves one process at a time: close the other "
+                "process's memory (memory.close()), give this process its own "
+                "Memory(storage='<path>'), or share one store between processes with a "
+                "Qdrant server (Memory(storage='http://localhost:6333') or CREWGRAPH_QDRANT_URL)."
+            ) from None
+        (self.root / ".lock.pid").write_text(str(os.getpid()), encoding="utf-8")
+        self._lock_file = lock
 
     def _unlock_process(self) -> None:
-        if self._lock_file is not None and fcntl is not None:
+        if self._lock_file is not None:
             with contextlib.suppress(OSError):
-                self._lock_file.seek(0)
-                self._lock_file.truncate()
-                fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
-            self._lock_file.close()
+                (self.root / ".lock.pid").unlink(missing_ok=True)
+            self._lock_file.release(force=True)
         self._lock_file = None
 
 
