@@ -92,7 +92,7 @@ def memory(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many results.")] = 10,
     max_depth: Annotated[int | None, typer.Option("--max-depth", min=1, help="Depth of the scope tree.")] = None,
     deep: Annotated[bool, typer.Option("--deep", help="Deep recall (may call the memory's LLM).")] = False,
-    include_private: Annotated[bool, typer.Option("--include-private", help="Recall private memories too.")] = False,
+    include_private: Annotated[bool, typer.Option("--include-private", help="Recall (or list) private memories too.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Browse a memory store: its scope tree (default), --query to recall, --list for records."""
@@ -115,7 +115,7 @@ def memory(
             console.print(f"[bold]{m.score:.2f}[/] {_record_line(m.record)}", soft_wrap=True)
         return
     if records:
-        found = mem.list_records(scope=scope, limit=limit)
+        found = mem.list_records(scope=scope, limit=limit, include_private=include_private)
         if as_json:
             typer.echo(json.dumps([_record_json(r) for r in found], indent=2, default=str))
         elif not found:

@@ -163,6 +163,18 @@ def add_tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: lis
         graph.add_edge(step_id, tid, kind="may_call")
 
 
+def task_guardrails(task: Task) -> tuple[list[Any], int]:
+    """The checks a task's answer must pass and how many redos they allow: the task's own
+    guardrails, then its agent's ``guardrail`` (``Agent(guardrail=...)`` applies to all its tasks)."""
+    checks = list(task.all_guardrails)
+    own = getattr(task.agent, "guardrail", None)
+    if own is not None and own not in checks:
+        checks.append(own)
+    if task.all_guardrails or own is None:
+        return checks, task.guardrail_max_retries
+    return checks, int(getattr(task.agent, "guardrail_max_retries", task.guardrail_max_retries))
+
+
 def add_output_chain(graph: ExecutionGraph, task: Task, key: str, name: str, step: Any,
                      memory_obj: Any) -> str:
     """Add convert, guardrail and memory-save nodes after ``step``; return the task's final node id."""
@@ -184,7 +196,7 @@ def add_output_chain(graph: ExecutionGraph, task: Task, key: str, name: str, ste
         graph.add_edge(final, convert.id, kind="convert")
         final = convert.id
         redo.append(convert)
-    checks = task.all_guardrails
+    checks, max_retries = task_guardrails(task)
     for j in range(len(checks)):
         node = GuardrailNode(
             id=f"{key}.guardrail{j + 1}",
@@ -192,7 +204,7 @@ def add_output_chain(graph: ExecutionGraph, task: Task, key: str, name: str, ste
             task_name=name,
             checks=tuple(checks[: j + 1]),
             source_node=final,
-            max_retries=task.guardrail_max_retries,
+            max_retries=max_retries,
             redo=tuple(redo),
             llm=step.llm,
             rpm_keys=step.rpm_keys,

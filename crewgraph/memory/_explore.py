@@ -56,8 +56,41 @@ class ExploreMixin:
         target = self._abs(path)
         return self.storage_backend.list_categories(None if target == "/" else target)
 
-    def list_records(self, scope: str | None = None, limit: int = 200, offset: int = 0) -> list[MemoryRecord]:
-        """Records in ``scope`` (and below), newest first."""
+    def list_records(
+        self,
+        scope: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+        source: str | None = None,
+        include_private: bool = False,
+    ) -> list[MemoryRecord]:
+        """Records in ``scope`` and its sub-scopes, newest first, under recall's privacy rule:
+        ``source`` lists only that source's records (its private ones included); otherwise
+        private records are left out unless ``include_private``."""
         self.drain_writes()
         target = self._abs(scope)
-        return self.storage_backend.list_records(None if target == "/" else target, limit=limit, offset=offset)
+        prefix = None if target == "/" else target
+        if limit <= 0:
+            return []
+
+        def visible(record: MemoryRecord) -> bool:
+            if source is not None:
+                return record.source == source
+            return include_private or not record.private
+
+        out: list[MemoryRecord] = []
+        skipped, start, page = 0, 0, max(offset + limit, 50)
+        while True:  # pages of the store until the visible records fill the request
+            batch = self.storage_backend.list_records(prefix, limit=page, offset=start)
+            for record in batch:
+                if not visible(record):
+                    continue
+                if skipped < offset:
+                    skipped += 1
+                    continue
+                out.append(record)
+                if len(out) >= limit:
+                    return out
+            if len(batch) < page:
+                return out
+            start += page

@@ -158,8 +158,9 @@ class Memory(ExploreMixin, _MemoryKnobs):
         return join_scope(self.root_scope, path)
 
     def _save_root(self, root_scope: str | None) -> str | None:
-        """The root a save lands under: a view's ``root_scope`` (inside this memory), else this memory's."""
-        return self._abs(root_scope) if root_scope is not None else self.root_scope
+        """The root a save lands under: a per-call ``root_scope`` replaces this memory's (as in
+        CrewAI; it is a store path, not one below this memory's root), else this memory's."""
+        return normalize_scope(root_scope) if root_scope is not None else self.root_scope
 
     # -- writes ---------------------------------------------------------------------
     def _submit(self, fn: Any, *args: Any) -> Future[Any]:

@@ -34,19 +34,23 @@ class MemoryScope:
     def _path(self, path: str | None) -> str:
         return join_scope(self.root_path, path)
 
+    def _root(self) -> str:
+        """This view's root as a store path (a per-call ``root_scope`` is one)."""
+        return self.memory._abs(self.root_path)
+
     def remember(self, content: str, scope: str | None = None, **kwargs: Any) -> MemoryRecord | None:
         """Store under this scope (``scope`` is relative; an inferred scope lands below it too)."""
         kwargs.pop("root_scope", None)
-        return self.memory.remember(content, scope=scope, root_scope=self.root_path, **kwargs)
+        return self.memory.remember(content, scope=scope, root_scope=self._root(), **kwargs)
 
     def remember_many(self, contents: list[str], scope: str | None = None, **kwargs: Any) -> list[MemoryRecord]:
         kwargs.pop("root_scope", None)
-        return self.memory.remember_many(contents, scope=scope, root_scope=self.root_path, **kwargs)
+        return self.memory.remember_many(contents, scope=scope, root_scope=self._root(), **kwargs)
 
     def extract_and_remember(self, content: str, scope: str | None = None, **kwargs: Any) -> Future[list[str]]:
         """Queue fact extraction + save under this scope (see :meth:`Memory.extract_and_remember`)."""
         kwargs.pop("root_scope", None)
-        return self.memory.extract_and_remember(content, scope=scope, root_scope=self.root_path, **kwargs)
+        return self.memory.extract_and_remember(content, scope=scope, root_scope=self._root(), **kwargs)
 
     def recall(
         self,
@@ -86,8 +90,16 @@ class MemoryScope:
     def list_categories(self, path: str | None = None) -> dict[str, int]:
         return self.memory.list_categories(self._path(path))
 
-    def list_records(self, scope: str | None = None, limit: int = 200, offset: int = 0) -> list[MemoryRecord]:
-        return self.memory.list_records(self._path(scope), limit, offset)
+    def list_records(
+        self,
+        scope: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+        source: str | None = None,
+        include_private: bool = False,
+    ) -> list[MemoryRecord]:
+        """This subtree's records, newest first, under recall's privacy rule."""
+        return self.memory.list_records(self._path(scope), limit, offset, source, include_private)
 
     def subscope(self, path: str) -> MemoryScope:
         """A narrower view: ``scope("/agent/x").subscope("notes")`` is ``/agent/x/notes``."""
@@ -194,11 +206,19 @@ class MemorySlice:
 
     # The listing helpers take the same arguments as Memory's (code written for a Memory
     # or a MemoryScope works on a slice); without a path they cover every subtree.
-    def list_records(self, scope: str | None = None, limit: int = 200, offset: int = 0) -> list[MemoryRecord]:
-        """Newest records across the slice's subtrees (or in ``scope``, inside the slice)."""
+    def list_records(
+        self,
+        scope: str | None = None,
+        limit: int = 200,
+        offset: int = 0,
+        source: str | None = None,
+        include_private: bool = False,
+    ) -> list[MemoryRecord]:
+        """Newest records across the slice's subtrees (or in ``scope``, inside the slice), under
+        recall's privacy rule."""
         merged: dict[str, MemoryRecord] = {}
         for target in self._targets(scope):
-            for record in self.memory.list_records(target, limit=offset + limit):
+            for record in self.memory.list_records(target, offset + limit, 0, source, include_private):
                 merged[record.id] = record
         newest = sorted(merged.values(), key=lambda r: r.created_at, reverse=True)
         return newest[offset : offset + limit]

@@ -50,13 +50,28 @@ def memoize(meth: F) -> F:
         try:
             hash(key)
         except TypeError:  # unhashable arguments: nothing sensible to cache on
-            return meth(self, *args, **kwargs)
+            return _resolved(meth(self, *args, **kwargs))
         cache: dict[Any, Any] = self.__dict__.setdefault(_MEMO_ATTR, {})
         if key not in cache:
-            cache[key] = meth(self, *args, **kwargs)
+            cache[key] = _resolved(meth(self, *args, **kwargs))
         return cache[key]
 
     return cast(F, wrapper)
+
+
+def _resolved(value: Any) -> Any:
+    """An ``async def`` builder's result is awaited here (on a worker loop when one is running),
+    so ``self.researcher()`` gives the Agent whether the method is sync or async, as in CrewAI."""
+    import inspect
+
+    if inspect.isawaitable(value):
+        from crewgraph._internal.sync import run_sync
+
+        async def wait() -> Any:
+            return await value
+
+        return run_sync(wait())
+    return value
 
 
 def _mark(func: Any, marker: str) -> Any:
@@ -78,7 +93,7 @@ def task(meth: F) -> F:
 
     @functools.wraps(meth)
     def named(self: Any, *args: Any, **kwargs: Any) -> Any:
-        result = meth(self, *args, **kwargs)
+        result = _resolved(meth(self, *args, **kwargs))
         if getattr(result, "name", "unset") is None:
             result.name = meth.__name__
         return result
@@ -91,7 +106,8 @@ def crew(meth: F) -> F:
 
     Before it runs, ``self.agents`` and ``self.tasks`` are filled with every
     ``@agent``/``@task`` result in definition order; the Crew it returns gets
-    the class's ``@before_kickoff``/``@after_kickoff`` hooks, bound to ``self``.
+    the class's ``@before_kickoff``/``@after_kickoff`` hooks, bound to ``self``,
+    and, unless the method named it, the class's name (as CrewAI names it).
     """
 
     @functools.wraps(meth)
@@ -99,12 +115,19 @@ def crew(meth: F) -> F:
         from crewgraph.project.crew_base import build_members
 
         build_members(self)
-        result = meth(self, *args, **kwargs)
+        result = _resolved(meth(self, *args, **kwargs))
+        _name_after_class(self, result)
         _attach_hooks(self, result)
         _record_factory(self, result)
         return result
 
     return cast(F, _mark(memoize(assemble), "is_crew"))
+
+
+def _name_after_class(instance: Any, result: Any) -> None:
+    fields_set = getattr(result, "model_fields_set", None)
+    if fields_set is not None and "name" not in fields_set and hasattr(result, "name"):
+        result.name = type(instance).__name__
 
 
 def _record_factory(instance: Any, result: Any) -> None:

@@ -23,6 +23,7 @@ from pydantic import (
 from crewgraph.spec._dump import named_for_json, tools_for_json
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
+    check_guardrail,
     check_knowledge_config,
     check_knowledge_sources,
     check_llm,
@@ -66,6 +67,10 @@ class Agent(BaseAgent):
     allow_code_execution: bool = Field(default=False, description="Give the agent CodeInterpreterTool")
     code_execution_mode: Literal["safe", "unsafe"] = "safe"
     multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
+    guardrail: Any = Field(
+        default=None, description="Checks every answer of this agent: a (TaskOutput) -> (bool, Any) function or a text"
+    )
+    guardrail_max_retries: int = Field(default=3, ge=0, description="Redos the agent's guardrail allows")
     knowledge_sources: list[Any] = Field(
         default_factory=list, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
     )
@@ -86,7 +91,7 @@ class Agent(BaseAgent):
     def _tools_json(self, tools: list[Any]) -> list[Any]:
         return tools_for_json(tools, f"Agent {self.role!r}")
 
-    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", "embedder", when_used="json")
+    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", "embedder", "guardrail", when_used="json")
     def _name_objects(self, value: Any) -> Any:
         return named_for_json(value, f"Agent {self.role!r}")
 
@@ -110,6 +115,7 @@ class Agent(BaseAgent):
             )
         return self
 
+    _validate_guardrail = field_validator("guardrail", mode="before")(classmethod(lambda cls, v: check_guardrail(v)))
     _validate_llm = field_validator("function_calling_llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
 
     _validate_policy = field_validator("tool_failure_policy", mode="before")(

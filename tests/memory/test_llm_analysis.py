@@ -186,7 +186,7 @@ def test_consolidation_never_shows_another_sources_records(make_memory: MakeMemo
     m.remember(SIMILAR_A, source="user:alice", private=True, **explicit())
     m.remember(SIMILAR_B, source="user:bob", **explicit())
     assert llm.call_count == 0  # alice's private record was never a candidate
-    assert len(m.list_records()) == 2
+    assert len(m.list_records(include_private=True)) == 2
 
 
 def test_consolidation_limit_caps_the_candidates(make_memory: MakeMemory) -> None:
