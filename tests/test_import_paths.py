@@ -60,6 +60,7 @@ PATHS: list[tuple[str, list[str]]] = [
     ("crewgraph.knowledge.source.excel_knowledge_source", ["ExcelKnowledgeSource"]),
     ("crewgraph.knowledge.source.json_knowledge_source", ["JSONKnowledgeSource"]),
     ("crewgraph.events.types.knowledge_events", ["KnowledgeRetrievalStartedEvent", "KnowledgeQueryCompletedEvent"]),
+    ("crewgraph.events.types.mcp_events", ["MCPConnectionStartedEvent", "MCPToolExecutionCompletedEvent"]),
 ]
 
 

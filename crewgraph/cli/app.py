@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from crewgraph.cli import checkpoints_cmd, create_cmd, flows_cmd, memory_cmd, plot_cmd, run_cmd
+from crewgraph.cli import (
+    checkpoints_cmd,
+    create_cmd,
+    doctor_cmd,
+    flows_cmd,
+    memory_cmd,
+    plot_cmd,
+    run_cmd,
+)
 from crewgraph.cli._errors import DEBUG_ENV, set_debug
 
 __all__ = ["app"]
@@ -47,6 +55,7 @@ app.command("replay")(run_cmd.replay)
 app.command("plot")(plot_cmd.plot)
 app.command("memory")(memory_cmd.memory)
 app.command("reset-memories")(memory_cmd.reset_memories)
+app.command("doctor")(doctor_cmd.doctor)
 app.add_typer(checkpoints_cmd.app, name="checkpoints")
 app.add_typer(flows_cmd.app, name="flows")
 app.add_typer(create_cmd.app, name="create")

@@ -58,7 +58,8 @@ class OpenAICompatServer:
     ``tool_calls_as_text="hermes"`` (or another format) writes every tool call,
     and every forced structured-output call, into the content instead of
     ``tool_calls``, as open models do; ``slow_model=SlowModel(...)`` makes
-    replies take a slow model's time on few generation slots.
+    replies take a slow model's time on few generation slots;
+    ``context_window=N`` is reported by ``GET /models`` as vLLM does (``max_model_len``).
     Misbehaving servers (see :mod:`crewgraph.testing._server_faults`):
     ``faults=Faults(rate=0.7, seed=1)`` fails that share of chat requests with
     429/500/503 before the script is read; ``ServerReply.drip``, ``garbage``,
@@ -80,12 +81,14 @@ class OpenAICompatServer:
         default: ScriptItem | None = None,
         tool_calls_as_text: str | None = None,
         slow_model: SlowModel | None = None,
+        context_window: int | None = None,
         faults: Faults | None = None,
     ) -> None:
         if tool_calls_as_text is not None:
             written_tool_calls(tool_calls_as_text, [])  # an unknown format fails here, not per request
         self.tool_calls_as_text = tool_calls_as_text
         self.slow_model = slow_model
+        self.context_window = context_window
         self.faults = faults
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
@@ -299,9 +302,10 @@ class OpenAICompatServer:
         return 200, {}, {"created": int(time.time()), "data": data}
 
     def _models(self) -> tuple[int, dict[str, str], Any]:
-        return 200, {}, {"object": "list", "data": [
-            {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
-        ]}
+        entry: dict[str, Any] = {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
+        if self.context_window is not None:
+            entry["max_model_len"] = self.context_window  # as vLLM reports it
+        return 200, {}, {"object": "list", "data": [entry]}
 
 
 @dataclass

@@ -17,6 +17,11 @@ EXPECTED = {  # marker in the block -> what it prints (as its comments say)
     "stands in for Groq": ["pong llama-3.1-8b-instant", "groq http://localhost:11434/v1"],
     "class EchoLLM": ["True"],
     "def flaky": ["6 6"],
+    "A stand-in for llama.cpp serving Qwen2.5": [
+        "2 + 3 = 5", "{'role': 'tool', 'tool_call_id': 'text1_0', 'name': 'Add', 'content': '5'}", "hermes"],
+    "llama.cpp with a small Qwen": [
+        "name='Oslo' population=709000", "name='Bergen' population=285000",
+        "[(True, None), (True, None), (False, 'json_schema')]"],
 }
 
 

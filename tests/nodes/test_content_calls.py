@@ -187,3 +187,21 @@ def test_native_tool_calls_are_unchanged() -> None:
     llm = FakeLLM([FakeToolCall("Multiply", {"a": 3, "b": 3}), "9"])
     result = run_node(step(), inputs={"x": 3}, llm=llm)
     assert result.output.raw == "9" and "text_tool_calls" not in result.info
+
+
+def test_a_manager_that_writes_its_delegation_as_text_delegates() -> None:
+    from crewgraph import Process
+
+    researcher_llm = FakeLLM(["owl facts"])
+    delegation = written_tool_calls(
+        "hermes", [("Delegate_work_to_coworker", json.dumps({"task": "Find owl facts", "context": "",
+                                                             "coworker": "Researcher"}))])
+    manager = FakeLLM([delegation, "notes: owl facts"])
+    researcher = Agent(role="Researcher", goal="Find facts", llm=researcher_llm)
+    crew = Crew(agents=[researcher], tasks=[Task(name="research", description="Research owls", expected_output="notes")],
+                process=Process.hierarchical, manager_llm=manager)
+    out = crew.kickoff()
+    assert out.raw == "notes: owl facts"
+    assert "Find owl facts" in researcher_llm.calls[0].prompt
+    delegated = out.graph.record("t1_research.manager.it1.0.delegate.researcher")
+    assert delegated.kind == "agent_step" and delegated.status == "completed"

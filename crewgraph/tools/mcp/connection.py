@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import tempfile
+from datetime import UTC, datetime
 from typing import Any
 
 from crewgraph.errors import CrewGraphError
@@ -76,6 +77,15 @@ class MCPConnection:
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> MCPConnection:
         """Start the server (or connect) and finish the handshake within ``connect_timeout``."""
+        from crewgraph.events.mcp_events import (
+            MCPConnectionCompletedEvent,
+            MCPConnectionFailedEvent,
+            MCPConnectionStartedEvent,
+        )
+        from crewgraph.tools.mcp._events import emit_mcp
+
+        started = datetime.now(UTC)
+        emit_mcp(MCPConnectionStartedEvent, self.config, connect_timeout=self.config.connect_timeout)
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._own(), name=f"mcp-session:{self.name}")
         try:
@@ -86,13 +96,20 @@ class MCPConnection:
                 f"{self.config.connect_timeout:g}s (connect_timeout){self._stderr_tail()}"
             )
             await self.aclose()
+            emit_mcp(MCPConnectionFailedEvent, self.config, error=message, error_type="timeout",
+                     started_at=started, failed_at=datetime.now(UTC))
             raise MCPServerError(message) from None
         if self._client is None:
             await self._finished()  # the server has exited: let it finish writing its stderr
             why = _why(self._error) if self._error is not None else "it closed the connection"
             message = f"cannot connect to MCP server {self.config.describe()}: {why}{self._stderr_tail()}"
             await self.aclose()
+            emit_mcp(MCPConnectionFailedEvent, self.config, error=message, error_type="connection",
+                     started_at=started, failed_at=datetime.now(UTC))
             raise MCPServerError(message)
+        done = datetime.now(UTC)
+        emit_mcp(MCPConnectionCompletedEvent, self.config, started_at=started, completed_at=done,
+                 connection_duration_ms=(done - started).total_seconds() * 1000)
         return self
 
     async def _finished(self) -> None:

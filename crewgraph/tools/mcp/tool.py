@@ -9,6 +9,7 @@ result flagged ``isError`` — or a server that is gone or too slow — is a
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import Field, PrivateAttr
@@ -84,6 +85,28 @@ class MCPTool(BaseTool):
         return validated.model_dump(exclude_unset=True)
 
     async def _run(self, **kwargs: Any) -> Any:
+        from crewgraph.events.mcp_events import (
+            MCPToolExecutionCompletedEvent,
+            MCPToolExecutionFailedEvent,
+            MCPToolExecutionStartedEvent,
+        )
+        from crewgraph.tools.mcp._events import emit_mcp
+
+        started = datetime.now(UTC)
+        call = {"tool_name": self.remote_name, "tool_args": dict(kwargs)}
+        emit_mcp(MCPToolExecutionStartedEvent, self.server, **call)
+        result = await self._call(kwargs)
+        if isinstance(result, ToolFailure):
+            kind = "timeout" if result.code == "mcp_timeout" else "tool_error" if result.code == "mcp_tool_error" else "server_error"
+            emit_mcp(MCPToolExecutionFailedEvent, self.server, **call, error=result.message, error_type=kind,
+                     started_at=started, failed_at=datetime.now(UTC))
+        else:
+            done = datetime.now(UTC)
+            emit_mcp(MCPToolExecutionCompletedEvent, self.server, **call, result=result, started_at=started,
+                     completed_at=done, execution_duration_ms=(done - started).total_seconds() * 1000)
+        return result
+
+    async def _call(self, kwargs: dict[str, Any]) -> Any:
         from crewgraph.tools.mcp.sessions import current_pool
 
         server = self.server

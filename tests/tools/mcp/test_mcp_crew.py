@@ -163,3 +163,36 @@ def test_adapter_tools_in_a_crew(stdio_server: MCPServerStdio, starts_file: Path
         [pid] = started(starts_file)
         assert _tool_messages(llm) == [f"pid={pid} calls=2"]  # the adapter's own session
     assert not _alive(pid)
+
+
+def test_mcp_events(http_server: HTTPServer) -> None:
+    from crewgraph.events import (
+        MCPConnectionCompletedEvent,
+        MCPConnectionStartedEvent,
+        MCPToolExecutionCompletedEvent,
+        MCPToolExecutionFailedEvent,
+        MCPToolExecutionStartedEvent,
+        crewgraph_event_bus,
+    )
+
+    seen: list[object] = []
+    llm = FakeLLM([FakeToolCall("ev_add", {"a": 1, "b": 2}), FakeToolCall("ev_fail", {"reason": "no"}), "done"])
+    crew = _crew(llm, [MCPServerHTTP(url=http_server.url, name="ev")])
+    kinds = (MCPConnectionStartedEvent, MCPConnectionCompletedEvent, MCPToolExecutionStartedEvent,
+             MCPToolExecutionCompletedEvent, MCPToolExecutionFailedEvent)
+    with crewgraph_event_bus.scoped_handlers():
+        for kind in kinds:
+            crewgraph_event_bus.on(kind)(lambda source, event: seen.append(event))
+        crew.kickoff()
+    names = [type(e).__name__ for e in seen]
+    # the compile-time listing connects once; the run's session opens on the first call
+    assert names == [
+        "MCPConnectionStartedEvent", "MCPConnectionCompletedEvent",
+        "MCPToolExecutionStartedEvent", "MCPConnectionStartedEvent", "MCPConnectionCompletedEvent",
+        "MCPToolExecutionCompletedEvent",
+        "MCPToolExecutionStartedEvent", "MCPToolExecutionFailedEvent",
+    ]
+    done = seen[5]
+    assert done.tool_name == "add" and done.result == "3" and done.server_name == "ev"  # type: ignore[attr-defined]
+    assert done.transport_type == "http"  # type: ignore[attr-defined]
+    assert seen[7].error_type == "tool_error"  # type: ignore[attr-defined]
