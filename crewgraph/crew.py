@@ -38,13 +38,19 @@ class Crew(CrewSpec):
 
     # ------------------------------------------------------------------ run
     def kickoff(
-        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None
+        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew and return its output. Blocks; see :meth:`kickoff_async`.
 
         With ``stream=True`` it returns a :class:`~crewgraph.streaming.CrewStreamingOutput`
         at once: iterating it runs the crew and yields chunks; then read ``.result``.
+        ``input_files`` (name -> path or image URL) go to every task, as CrewAI's do.
         """
+        if input_files:
+            from crewgraph._internal.sync import run_sync
+
+            return run_sync(self._run_with_files(inputs, from_checkpoint, input_files))
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
@@ -52,9 +58,12 @@ class Crew(CrewSpec):
         return self._run_sync(inputs, from_checkpoint)
 
     async def kickoff_async(
-        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None
+        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``)."""
+        if input_files:
+            return await self._run_with_files(inputs, from_checkpoint, input_files)
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
@@ -91,6 +100,19 @@ class Crew(CrewSpec):
         from crewgraph.runner import run_crew
 
         return list(await asyncio.gather(*(run_crew(self, i) for i in inputs)))
+
+    async def _run_with_files(self, inputs: dict[str, Any] | None, from_checkpoint: Any,
+                              input_files: dict[str, Any]) -> CrewOutput:
+        """A kickoff whose every task also gets ``input_files`` (see :mod:`crewgraph.runner.input_files`)."""
+        if self.stream:
+            raise ValueError("kickoff(input_files=...) is not supported with stream=True yet; give the "
+                             "files to the tasks (Task(input_files=...)) instead")
+        from crewgraph.runner import run_crew
+        from crewgraph.runner.input_files import add_run_files, file_inputs, normalize_files
+
+        files = normalize_files(input_files)
+        return await run_crew(self, file_inputs(dict(inputs or {}), files), from_checkpoint=from_checkpoint,
+                              plan_hook=lambda graph: add_run_files(graph, files))
 
     def _run_sync(self, inputs: dict[str, Any] | None, from_checkpoint: Any) -> CrewOutput:
         from crewgraph._internal.sync import run_sync

@@ -193,12 +193,14 @@ def test_max_rpm_limits_model_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     assert acquired == ["50", "100", "100"]
 
 
-def test_verbose_prints_a_live_log(capsys: pytest.CaptureFixture[str]) -> None:
+def test_verbose_prints_a_live_log_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     two_task_crew(FakeLLM(responses=["notes", "post"]), verbose=True).kickoff({"topic": "t"})
-    printed = capsys.readouterr().out
-    assert "Crew crew started" in printed and "Task research" in printed and "Task done write" in printed
+    printed = capsys.readouterr()
+    log = printed.err
+    assert "Crew crew started" in log and "Task research" in log and "Task done write" in log
+    assert printed.out == ""  # stdout stays for the answer (`crewgraph run > answer.md`)
     two_task_crew(FakeLLM(responses=["notes", "post"])).kickoff({"topic": "t"})
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr() == ("", "")
 
 
 def test_task_output_str_and_dict() -> None:

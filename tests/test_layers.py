@@ -25,6 +25,10 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "compiler": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.project", "crewgraph.cli"),
     "streaming": ("crewgraph.crew", "crewgraph.runner", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
     "runner": ("crewgraph.crew", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
+    "hooks": ("crewgraph.crew", "crewgraph.nodes", "crewgraph.runner", "crewgraph.runtime", "crewgraph.compiler",
+              "crewgraph.flow", "crewgraph.project", "crewgraph.cli", "crewgraph.observability"),
+    "observability": ("crewgraph.crew", "crewgraph.nodes", "crewgraph.runner", "crewgraph.runtime",
+                      "crewgraph.compiler", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
     "spec": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.compiler", "crewgraph.runtime",
              "crewgraph.checkpoint", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
 }

@@ -46,6 +46,8 @@ def test_all_is_sorted_exact_and_resolves() -> None:
         ("crewgraph.testing", ["FakeLLM", "run_node"]),
         ("crewgraph.memory.storage.backend", ["StorageBackend"]),
         ("crewgraph.rag.embeddings.factory", ["build_embedder"]),
+        ("crewgraph.hooks", ["before_llm_call", "after_tool_call", "LLMCallHookContext", "HookAborted",
+                             "register_before_tool_call_hook", "clear_all_global_hooks"]),
     ],
 )
 def test_seed_import_paths_exist(module: str, names: list[str]) -> None:
@@ -59,7 +61,8 @@ def test_seed_import_paths_exist(module: str, names: list[str]) -> None:
     ["crewgraph.events", "crewgraph.graph", "crewgraph.llm", "crewgraph.tools", "crewgraph.spec",
      "crewgraph.runtime", "crewgraph.compiler", "crewgraph.testing", "crewgraph.nodes", "crewgraph.checkpoint",
      "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit", "crewgraph.streaming",
-     "crewgraph.knowledge", "crewgraph.tools.mcp", "crewgraph.mcp"],
+     "crewgraph.knowledge", "crewgraph.tools.mcp", "crewgraph.mcp", "crewgraph.hooks",
+     "crewgraph.observability"],
 )
 def test_each_package_has_a_sorted_all(package: str) -> None:
     mod = importlib.import_module(package)
@@ -70,7 +73,7 @@ def test_each_package_has_a_sorted_all(package: str) -> None:
 
 
 HEAVY = ["networkx", "openai", "instructor", "httpx", "qdrant_client", "qdrant_edge", "onnxruntime",
-         "tokenizers", "graphviz", "rich", "tenacity", "typer", "yaml"]
+         "tokenizers", "graphviz", "rich", "tenacity", "typer", "yaml", "opentelemetry"]
 
 
 def test_import_crewgraph_loads_no_heavy_library() -> None:

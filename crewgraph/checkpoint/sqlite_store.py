@@ -246,6 +246,35 @@ class SQLiteCheckpointStore:
                 raise self._unknown_run(conn, run_id)
         return self._info(row)
 
+    def resolve_run_id(self, ref: str) -> str:
+        """The run id ``ref`` names: itself, or the one run whose id starts with it.
+
+        Run ids are long; pictures and listings show their first 8 characters, so a unique
+        prefix is accepted wherever a run id is. Ambiguous or unknown: :class:`CheckpointError`.
+        """
+        ref = ref.strip()
+        with self._read() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (ref,)).fetchone() is not None:
+                return ref
+            escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            matches = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT run_id FROM runs WHERE run_id LIKE ? ESCAPE '\\' "
+                    "ORDER BY created_at DESC, rowid DESC LIMIT 6",
+                    (escaped + "%",),
+                )
+            ] if ref else []
+            if len(matches) == 1:
+                return matches[0]
+            if not matches:
+                raise self._unknown_run(conn, ref)
+        shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise CheckpointError(
+            f"run id prefix {ref!r} matches several runs in {str(self.path)!r} ({shown}); "
+            "give more of the id"
+        )
+
     def has_run(self, run_id: str) -> bool:
         with self._read() as conn:
             return (

@@ -50,6 +50,7 @@ def run_graph_from_checkpoint(plan: Any, store: Any, run_id: str) -> Any:
 
     from crewgraph.graph.run_record import RunGraph
 
+    run_id = store.resolve_run_id(run_id)
     info = store.get_run(run_id)
     saved = {n.node_id: n for n in store.nodes(run_id)}
     g = nx.DiGraph(name=plan.name)

@@ -16,8 +16,11 @@ from crewgraph.cli import (
     run_cmd,
 )
 from crewgraph.cli._errors import DEBUG_ENV, set_debug
+from crewgraph.cli._help import hide_flag_types
 
 __all__ = ["app"]
+
+hide_flag_types()
 
 app = typer.Typer(
     name="crewgraph",

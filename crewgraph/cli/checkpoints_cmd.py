@@ -87,12 +87,13 @@ def list_runs(
 @app.command("show")
 @guarded
 def show(
-    run_id: Annotated[str, typer.Argument(help="The run to show.")],
+    run_id: Annotated[str, typer.Argument(help="The run to show (its id, or a unique prefix of it).")],
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Show one run: status, inputs and every saved node."""
     with _open(db) as store:
+        run_id = store.resolve_run_id(run_id)
         info = store.get_run(run_id)
         nodes = store.nodes(run_id)
     if as_json:
@@ -126,7 +127,7 @@ def show(
 @app.command("resume")
 @guarded
 def resume(
-    run_id: Annotated[str, typer.Argument(help="The run to resume.")],
+    run_id: Annotated[str, typer.Argument(help="The run to resume (its id, or a unique prefix of it).")],
     target: TargetArg = None,
     inputs: InputsOpt = None,
     quiet: QuietOpt = False,
@@ -139,6 +140,7 @@ def resume(
     Without MODULE:ATTR, the crew the run recorded (crewgraph run stores its MODULE:ATTR)
     is rebuilt, else the project in the current folder.
     """
+    run_id = _resolve(run_id, db)
     found = _resume_target(target, run_id, db)
     config = configure_checkpoint(found, True, db)
     if config is None:
@@ -150,6 +152,16 @@ def resume(
     apply_llm(found, llm)
     result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
     print_result(result, as_json)
+
+
+def _resolve(run_id: str, db: Path | None) -> str:
+    """The full id of the run ``run_id`` names (a unique prefix is enough), when the default
+    or given database has it; else ``run_id`` as given (the crew's own store decides later)."""
+    path = _db(db)
+    if not path.is_file():
+        return run_id
+    with _open(db) as store:
+        return str(store.resolve_run_id(run_id))
 
 
 def _recorded_factory(run_id: str, db: Path | None) -> str | None:
@@ -194,7 +206,9 @@ def _resume_target(target: str | None, run_id: str, db: Path | None) -> Any:
 @app.command("delete")
 @guarded
 def delete(
-    run_ids: Annotated[list[str] | None, typer.Argument(help="Runs to delete.", show_default=False)] = None,
+    run_ids: Annotated[
+        list[str] | None, typer.Argument(help="Runs to delete (ids or unique prefixes).", show_default=False)
+    ] = None,
     all_runs: Annotated[bool, typer.Option("--all", help="Delete every run in the database.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before deleting every run.")] = False,
     db: DbOpt = None,
@@ -208,8 +222,7 @@ def delete(
                 typer.confirm(f"Delete every run in {store.path}?", abort=True)
             typer.echo(f"Deleted {store.delete_all()} runs.")
             return
-        for run_id in run_ids or []:
-            store.get_run(run_id)  # check them all before deleting any
-        for run_id in run_ids or []:
+        full = [store.resolve_run_id(r) for r in run_ids or []]  # check them all before deleting any
+        for run_id in full:
             store.delete_run(run_id)
             typer.echo(f"Deleted {run_id}.")

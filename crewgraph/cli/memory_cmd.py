@@ -155,13 +155,18 @@ def reset_memories(
     all_: Annotated[bool, typer.Option("--all", "-a", help="Reset memory and knowledge.")] = False,
     storage_path: StorageOpt = None,
     scope: Annotated[str | None, typer.Option("--scope", help="Only forget this scope and below.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before resetting everything (--all).")] = False,
 ) -> None:
     """Reset memory: a crew's (MODULE:ATTR given) or the store at --storage-path / the default.
 
     With MODULE:ATTR the crew's own memory is reset (crew.reset_memories), wherever it lives.
+    --all asks first (as `checkpoints delete --all` does) unless --yes is given.
     """
     if not (memory_ or all_ or knowledge or agent_knowledge):
         raise UserError("nothing to reset: pass -m/--memory, -kn/--knowledge, -akn/--agent-knowledge or -a/--all")
+    if all_ and not yes:
+        where = target or storage_path or "the default store"
+        typer.confirm(f"Reset all memory and knowledge of {where}?", abort=True)
     if knowledge or agent_knowledge or (all_ and scope is None):
         _reset_knowledge(target, memory_, knowledge, agent_knowledge, all_, storage_path, scope)
         return

@@ -57,8 +57,12 @@ def _pick_task(plans: list[dict[str, Any]], wanted: str) -> dict[str, Any]:
             return plan
     if wanted.isdigit() and 1 <= int(wanted) <= len(plans):
         return plans[int(wanted) - 1]
+    import difflib
+
     known = ", ".join(f"{p['index'] + 1}={p['name']}" for p in plans)
-    raise UserError(f"unknown task {wanted!r}; this crew's tasks: {known}")
+    close = difflib.get_close_matches(wanted, [p["name"] for p in plans] + [p["key"] for p in plans], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UserError(f"unknown task {wanted!r}{hint}; this crew's tasks: {known}")
 
 
 def _nodes_to_rerun(graph: Any, plans: list[dict[str, Any]], start: dict[str, Any]) -> set[str]:
@@ -103,6 +107,7 @@ def replay(
     start = _pick_task(plans, task)
     with config.open_store() as store:
         if run_id is not None:
+            run_id = store.resolve_run_id(run_id)
             source = store.get_run(run_id)
             if source.name != graph.name:  # checked before forking, so no orphan fork is left
                 raise UserError(

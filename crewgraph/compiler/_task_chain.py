@@ -98,6 +98,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         date_format=agent.date_format if agent.inject_date else None,
         respect_context_window=agent.respect_context_window,
         input_files=tuple(task.input_files.items()),
+        multimodal=agent.multimodal,
     )
 
 

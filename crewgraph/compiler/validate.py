@@ -41,10 +41,24 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
             missing = sorted({m for text in texts for m in missing_placeholders(text, provided)})
             if missing:
                 names = ", ".join("{" + m + "}" for m in missing)
-                problems.append((label, f"{label} uses {names} but the kickoff inputs do not provide it"))
+                problems.append(
+                    (label, f"{label} uses {names} but the kickoff inputs do not provide it{_did_you_mean(missing, inputs)}")
+                )
     problems.extend(_tool_problems(crew, tasks))
     if problems:
         _raise(problems)
+
+
+def _did_you_mean(missing: list[str], inputs: dict[str, Any]) -> str:
+    """A hint when an input's name is close to a missing placeholder (a typo in ``-i topik=AI``)."""
+    import difflib
+
+    pairs = []
+    for name in missing:
+        close = difflib.get_close_matches(name, [str(k) for k in inputs], n=1, cutoff=0.75)
+        if close:
+            pairs.append(f"{close[0]!r} for {{{name}}}")
+    return f" (did you mean {', '.join(pairs)}?)" if pairs else ""
 
 
 def _file_problems(crew: Any, task: Task) -> list[str]:

@@ -34,7 +34,8 @@ class ConsoleListener:
 
         self.run_id = run_id
         self.bus = bus or crewgraph_event_bus
-        self.console = console or Console(stderr=False, highlight=False)
+        # stderr: the log is about the run, stdout is for its answer (`crewgraph run > answer.md`).
+        self.console = console or Console(stderr=True, highlight=False)
         self._handlers: list[tuple[type[BaseEvent], Any]] = []
         for event_type, fn in (
             (CrewKickoffStartedEvent, self._crew_started),

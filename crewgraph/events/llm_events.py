@@ -35,6 +35,7 @@ class LLMCallCompletedEvent(BaseEvent):
     completion_tokens: int = 0
     total_tokens: int = 0
     duration_ms: float = 0.0
+    finish_reason: str | None = None
 
 
 class LLMCallFailedEvent(BaseEvent):

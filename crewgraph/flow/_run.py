@@ -46,6 +46,17 @@ RESUMABLE = ("running", "failed", "paused")
 async def kickoff_flow(
     flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None, resume: dict[str, Any] | None = None
 ) -> Any:
+    """Run the flow once; with tracing on (``flow.tracing`` / ``$CREWGRAPH_TRACING``) its events
+    also become OpenTelemetry spans."""
+    from crewgraph.observability.run_tracing import traced_run
+
+    async with traced_run(flow, flow.tracing):
+        return await _kickoff_flow(flow, inputs, limit, resume)
+
+
+async def _kickoff_flow(
+    flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None, resume: dict[str, Any] | None = None
+) -> Any:
     from crewgraph.runtime import Scheduler
 
     inputs = dict(inputs or {})

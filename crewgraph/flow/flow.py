@@ -82,6 +82,8 @@ class Flow(FlowMemoryMixin, Generic[T]):
     checkpoint: bool = False
     """True: persist like ``@persist`` on the class (default SQLite store): state saved and
     completions journaled after each method, so a killed run resumes where it stopped."""
+    tracing: bool | None = None
+    """OpenTelemetry spans of every kickoff (None: ``$CREWGRAPH_TRACING``); needs crewgraph[otel]."""
     input_provider: Any = None
     """Who answers ``self.ask(...)``: an InputProvider, a callable ``fn(question) -> str``,
     ``"console"`` or ``"persisted"``; None: persisted (pause) when the flow is, else console."""
@@ -105,11 +107,20 @@ class Flow(FlowMemoryMixin, Generic[T]):
             warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=2)
         cls._spec = spec
 
-    def __init__(self, persistence: FlowPersistence | None = None, memory: Any = _UNSET, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        persistence: FlowPersistence | None = None,
+        memory: Any = _UNSET,
+        tracing: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
         """``kwargs`` are initial state values, applied at every kickoff before its inputs.
         ``memory``: a Memory/MemoryScope/MemorySlice, or None to turn memory off (default:
-        a ``Memory()`` created when first used)."""
+        a ``Memory()`` created when first used). ``tracing``: OpenTelemetry spans (None: the
+        class's ``tracing``, else ``$CREWGRAPH_TRACING``)."""
         self._persistence = persistence
+        if tracing is not None:
+            self.tracing = tracing
         if memory is not _UNSET:
             self.memory = memory
         self._init_values = dict(kwargs)

@@ -24,7 +24,7 @@ import logging
 import threading
 from collections import deque
 
-__all__ = ["EndpointSlots", "endpoint_slots"]
+__all__ = ["EndpointSlots", "endpoint_slots", "forget_endpoint"]
 
 _log = logging.getLogger("crewgraph.llm")
 
@@ -119,3 +119,10 @@ def endpoint_slots(endpoint: str, limit: int | None) -> EndpointSlots:
     if limit is not None and (slots.limit != limit or not slots.explicit):
         slots.set_limit(limit)
     return slots
+
+
+def forget_endpoint(base_url: str) -> None:
+    """Drop what was learned about ``base_url`` (a new server now listens on that port)."""
+    with _SHARED_LOCK:
+        for key in [k for k in _SHARED if k.rstrip("/") == base_url.rstrip("/")]:
+            del _SHARED[key]

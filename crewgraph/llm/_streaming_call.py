@@ -81,7 +81,11 @@ async def chat_stream(
                 chunk = await _next_chunk(stream, llm.endpoint)
         finally:
             await stream.close()
-        return assembler.response()
+        try:
+            return assembler.response()
+        except LLMError as exc:  # a 200 that streamed no completion: as transient as a garbled reply
+            err = _malformed(stream, f"malformed stream from {llm.endpoint}: {exc}")
+            raise err from err.__cause__
 
     def _no_retry(status: int | None, message: str) -> bool:
         if with_usage and _refuses_stream_options(status, message):
@@ -143,8 +147,6 @@ async def _next_chunk(stream: Any, endpoint: str) -> Any:
     """
     import openai
 
-    from crewgraph.llm._transport import MalformedReplyError
-
     try:
         return await stream.__anext__()
     except StopAsyncIteration:
@@ -156,6 +158,18 @@ async def _next_chunk(stream: Any, endpoint: str) -> Any:
         if "timeout" in type(exc).__name__.lower():
             raise openai.APITimeoutError(request=request) from exc
         if isinstance(exc, ValueError):  # json.JSONDecodeError: a garbled event
-            bad = MalformedReplyError(f"malformed stream event from {endpoint}: {exc}")
-            raise openai.APIConnectionError(message=str(bad), request=request) from bad
+            err = _malformed(stream, f"malformed stream event from {endpoint}: {exc}")
+            raise err from err.__cause__
         raise openai.APIConnectionError(message=f"{type(exc).__name__}: {exc}", request=request) from exc
+
+
+def _malformed(stream: Any, message: str) -> Exception:
+    """An ``APIConnectionError`` caused by a :class:`MalformedReplyError` (retried as transient)."""
+    import openai
+
+    from crewgraph.llm._transport import MalformedReplyError
+
+    bad = MalformedReplyError(message)
+    err = openai.APIConnectionError(message=message, request=stream.response.request)
+    err.__cause__ = bad
+    return err

@@ -142,12 +142,13 @@ class LLM(BaseLLM):
         self.temperature = temperature
         self.max_tokens = max_tokens if max_tokens is not None else env_int(
             "CREWGRAPH_LLM_MAX_TOKENS", None, minimum=1)
+        provider = target.provider  # Ollama & co. default to streaming with long deadlines
         self.timeout: float = timeout if timeout is not None else (
-            env_float("CREWGRAPH_LLM_TIMEOUT", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
+            env_float("CREWGRAPH_LLM_TIMEOUT", provider.timeout or DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
         if self.timeout <= 0:
             raise ValueError(f"LLM: timeout must be positive, got {timeout!r}")
         self.idle_timeout = idle_timeout if idle_timeout is not None else env_float(
-            "CREWGRAPH_LLM_IDLE_TIMEOUT", None)
+            "CREWGRAPH_LLM_IDLE_TIMEOUT", provider.idle_timeout)
         self.stream = bool(stream)
         self.max_concurrency = max_concurrency if max_concurrency is not None else env_int(
             "CREWGRAPH_LLM_CONCURRENCY", None, minimum=1)

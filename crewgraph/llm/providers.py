@@ -61,7 +61,16 @@ class Provider:
     skip_modes: frozenset[str] = field(default_factory=frozenset)
     """Structured-output modes the endpoint ignores, so ``auto`` does not try them."""
     azure: bool = False
+    timeout: float | None = None
+    """Default total seconds per attempt, when neither ``timeout=`` nor the environment sets one."""
+    idle_timeout: float | None = None
+    """Default longest pause in a stream (it makes calls stream); local models are slow but steady."""
 
+
+LOCAL_TIMEOUT = 600.0
+LOCAL_IDLE_TIMEOUT = 120.0
+"""Local servers (Ollama, LM Studio, vLLM) run models on the user's own hardware, where one
+answer can take minutes: calls stream, and are judged by the pause between tokens."""
 
 PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("openai", "https://api.openai.com/v1", ("OPENAI_API_KEY",),
@@ -72,7 +81,8 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("gemini", "https://generativelanguage.googleapis.com/v1beta/openai",
              ("GEMINI_API_KEY", "GOOGLE_API_KEY"), ("GEMINI_API_BASE",)),
     Provider("ollama", "http://localhost:11434/v1", ("OLLAMA_API_KEY",),
-             ("OLLAMA_BASE_URL", "OLLAMA_API_BASE"), needs_key=False, local=True, openai_path="/v1"),
+             ("OLLAMA_BASE_URL", "OLLAMA_API_BASE"), needs_key=False, local=True, openai_path="/v1",
+             timeout=LOCAL_TIMEOUT, idle_timeout=LOCAL_IDLE_TIMEOUT),
     Provider("groq", "https://api.groq.com/openai/v1", ("GROQ_API_KEY",), ("GROQ_API_BASE",)),
     Provider("mistral", "https://api.mistral.ai/v1", ("MISTRAL_API_KEY",), ("MISTRAL_API_BASE",)),
     # DeepSeek accepts json_object but not json_schema.
@@ -82,9 +92,9 @@ PROVIDERS: dict[str, Provider] = {p.name: p for p in (
     Provider("together_ai", "https://api.together.xyz/v1", ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
              ("TOGETHERAI_API_BASE", "TOGETHER_API_BASE")),
     Provider("lm_studio", "http://localhost:1234/v1", ("LM_STUDIO_API_KEY",), ("LM_STUDIO_API_BASE",),
-             needs_key=False, local=True, openai_path="/v1"),
+             needs_key=False, local=True, openai_path="/v1", timeout=LOCAL_TIMEOUT, idle_timeout=LOCAL_IDLE_TIMEOUT),
     Provider("hosted_vllm", None, ("HOSTED_VLLM_API_KEY",), ("HOSTED_VLLM_API_BASE",),
-             needs_key=False, local=True),
+             needs_key=False, local=True, timeout=LOCAL_TIMEOUT, idle_timeout=LOCAL_IDLE_TIMEOUT),
     Provider("azure", None, ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
              ("AZURE_API_BASE", "AZURE_OPENAI_ENDPOINT"), azure=True),
 )}

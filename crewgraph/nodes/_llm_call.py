@@ -16,6 +16,8 @@ from crewgraph.events.llm_events import (
     LLMCallStartedEvent,
 )
 from crewgraph.graph.context import NodeContext
+from crewgraph.hooks import _registry as _hooks
+from crewgraph.hooks.types import HookAgent, HookTask, LLMCallHookContext
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.settings import DEFAULT_MODEL
 from crewgraph.llm.types import LLMResponse, ToolSpec
@@ -51,6 +53,9 @@ async def call_llm(
     stream: ChunkForwarder | None = None,
     options: dict[str, Any] | None = None,
     where: str | None = None,
+    agent: HookAgent | None = None,
+    task: HookTask | None = None,
+    iterations: int = 0,
 ) -> LLMResponse:
     """Wait for every rate limiter in ``rpm_keys``, then call the model with events.
 
@@ -60,11 +65,24 @@ async def call_llm(
     (an agent's ``max_tokens``). An ``LLMError`` leaves with ``where`` (say "Agent 'Writer' on
     task 'write'") in front of its message: the model's own message names only the model and
     the endpoint, and a crew has many calls. (Nodes that wrap the error themselves give none.)
+
+    Execution hooks (:mod:`crewgraph.hooks`) run here, inside the node: before-hooks may
+    change ``messages`` in place or block the call (``agent``/``task``/``iterations`` are
+    what they are told about the caller); after-hooks may replace the response text.
     """
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
         if limiter is not None:
             await limiter.acquire()
+    hook_context: LLMCallHookContext | None = None
+    if _hooks.hooks_for("before_llm_call", ctx.state.extras) or _hooks.hooks_for("after_llm_call", ctx.state.extras):
+        from crewgraph.hooks.llm_hooks import run_before_llm_call_hooks
+
+        hook_context = LLMCallHookContext(
+            messages=messages, llm=llm, agent=agent, task=task, crew=ctx.state.extras.get("crew_name"),
+            iterations=iterations, run_id=ctx.run_id, node_id=ctx.node_id, attempt=ctx.attempt,
+        )
+        await run_before_llm_call_hooks(hook_context, ctx.state.extras, where or "")
     ctx.emit(
         LLMCallStartedEvent(
             model=llm.model,
@@ -86,6 +104,8 @@ async def call_llm(
             _locate(exc, where)
         raise
     record_usage(reply.usage)  # a flow around this call sums it into usage_metrics
+    if hook_context is not None:
+        reply = await _after_hooks(ctx, hook_context, reply)
     if streaming and stream is not None:
         stream.finish(reply)
     ctx.emit(
@@ -97,9 +117,32 @@ async def call_llm(
             completion_tokens=reply.usage.completion_tokens,
             total_tokens=reply.usage.total_tokens,
             duration_ms=(time.perf_counter() - start) * 1000,
+            finish_reason=reply.finish_reason,
         )
     )
     return reply
+
+
+async def _after_hooks(ctx: NodeContext, hook_context: LLMCallHookContext, reply: LLMResponse) -> LLMResponse:
+    """Run the after-hooks on the reply's text; a replacement becomes the reply's content
+    (for a structured reply, the JSON a hook returns is validated into the same model)."""
+    from crewgraph.errors import CallbackError
+    from crewgraph.hooks.llm_hooks import run_after_llm_call_hooks
+
+    hook_context.response = reply.content if reply.parsed is None else reply.parsed.model_dump_json()
+    replaced = await run_after_llm_call_hooks(hook_context, ctx.state.extras)
+    if replaced is None:
+        return reply
+    if reply.parsed is None:
+        return reply.model_copy(update={"content": replaced})
+    try:
+        parsed = type(reply.parsed).model_validate_json(replaced)
+    except ValueError as exc:
+        raise CallbackError(
+            f"an after_llm_call hook replaced a structured {type(reply.parsed).__name__} reply with "
+            f"text that does not validate: {exc}", kind="after_llm_call"
+        ) from exc
+    return reply.model_copy(update={"parsed": parsed})
 
 
 def _locate(exc: LLMError, where: str | None) -> None:

@@ -34,6 +34,7 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.hooks.types import HookAgent, HookTask
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _context_window as window
@@ -133,6 +134,8 @@ class AgentStepNode(ContextWindowSteps, Node):
     respect_context_window: bool = True
     """Summarise or trim the oldest turns when the conversation would overflow the model."""
     input_files: tuple[tuple[str, str], ...] = ()
+    multimodal: bool = False
+    """The agent's ``multimodal``: it may be sent images, PDFs and audio (checked at compile time)."""
     """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
 
@@ -221,7 +224,10 @@ class AgentStepNode(ContextWindowSteps, Node):
         messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
         return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options,
-                              where=f"Agent {self.agent_role!r} on task {self.task_name!r}")
+                              where=f"Agent {self.agent_role!r} on task {self.task_name!r}",
+                              agent=HookAgent(self.agent_role, self.agent_goal, self.agent_backstory),
+                              task=HookTask(self.task_name, self.description, self.expected_output),
+                              iterations=loop.iteration)
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
         """The model gave its final answer (already in ``loop.messages``): ask the human, if the

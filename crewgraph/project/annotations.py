@@ -158,6 +158,12 @@ def _attach_hooks(instance: Any, result: Any) -> None:
         before.append(getattr(instance, name))
     for name in marked_members(type(instance), "is_after_kickoff"):
         after.append(getattr(instance, name))
+    own = getattr(result, "_execution_hooks", None)
+    if isinstance(own, dict):
+        from crewgraph.hooks.decorators import crew_hooks
+
+        for kind, hooks in crew_hooks(instance).items():
+            own.setdefault(kind, []).extend(hooks)
 
 
 def before_kickoff(meth: F) -> F:

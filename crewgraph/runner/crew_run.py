@@ -50,7 +50,22 @@ async def run_crew(
     plan_hook: PlanHook | None = None,
 ) -> CrewOutput:
     """Run ``crew`` once. With ``on_chunk`` (a streaming kickoff), agent steps stream their model
-    calls and every delta reaches ``on_chunk`` as a labelled ``StreamChunk``."""
+    calls and every delta reaches ``on_chunk`` as a labelled ``StreamChunk``. With tracing on
+    (``crew.tracing`` / ``$CREWGRAPH_TRACING``), the run's events also become OpenTelemetry spans."""
+    from crewgraph.observability.run_tracing import traced_run
+
+    async with traced_run(crew, crew.tracing):
+        return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk, plan_hook=plan_hook)
+
+
+async def _run_crew(
+    crew: CrewSpec,
+    inputs: dict[str, Any] | None,
+    *,
+    from_checkpoint: Any = None,
+    on_chunk: Callable[[StreamChunk], None] | None = None,
+    plan_hook: PlanHook | None = None,
+) -> CrewOutput:
     from crewgraph.runtime import Scheduler
 
     inputs = dict(inputs or {})
@@ -196,6 +211,11 @@ def _run_state(crew: CrewSpec) -> RunState:
     state.limiters.update(limiters)
     if crew.input_provider is not None:
         state.extras["input_provider"] = crew.input_provider
+    if crew._execution_hooks:
+        from crewgraph.hooks._registry import RUN_HOOKS_KEY
+
+        state.extras[RUN_HOOKS_KEY] = crew._execution_hooks
+    state.extras["crew_name"] = crew.name
     return state
 
 

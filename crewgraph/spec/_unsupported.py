@@ -72,7 +72,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "share_crew": ((), "crewgraph sends no telemetry or crew data anywhere"),
         "prompt_file": ((), "prompt translation files are not supported"),
         "security_config": ((), "fingerprinting / security config is not supported"),
-        "tracing": ((), "hosted tracing is not supported; subscribe to crewgraph_event_bus instead"),
         "task_execution_output_json_files": ((), _RUN_STATE),
         "execution_logs": ((), _RUN_STATE),
         "token_usage": ((), _RUN_STATE),

@@ -77,11 +77,17 @@ class CrewSpec(BaseModel):
         default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
     )
     output_log_file: bool | str | None = None
+    tracing: bool | None = Field(
+        default=None,
+        description="OpenTelemetry spans of every run (None: $CREWGRAPH_TRACING); needs crewgraph[otel]",
+    )
 
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
     _last_run: Any = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
+    _execution_hooks: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
+    """before/after LLM and tool call hooks of this crew alone (a @CrewBase class's hook methods)."""
     """``module:attr`` that rebuilds this crew, stored in checkpoints for ``from_checkpoint``."""
 
     @model_validator(mode="before")

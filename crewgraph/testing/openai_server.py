@@ -336,10 +336,12 @@ class _QuietServer(ThreadingHTTPServer):
 
 def _forget_structured_modes(base_url: str) -> None:
     """A new server on a port is a new server: what clients learnt about an earlier one there
-    (the structured-output mode that worked) no longer holds."""
+    (the structured-output mode that worked, a concurrency limit) no longer holds."""
+    from crewgraph.llm._slots import forget_endpoint
     from crewgraph.llm.structured import forget_modes
 
     forget_modes(base_url)
+    forget_endpoint(base_url)
 
 
 def _forced_tool_name(body: dict[str, Any]) -> str | None:

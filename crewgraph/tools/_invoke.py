@@ -23,6 +23,8 @@ from crewgraph.events.tool_events import (
     ToolUsageFinishedEvent,
     ToolUsageStartedEvent,
 )
+from crewgraph.hooks import _registry as _hooks
+from crewgraph.hooks.types import HookAgent, HookTask, ToolCallHookContext
 from crewgraph.nodes.tool_call import ToolCallOutcome
 from crewgraph.tools import _cache, _messages
 from crewgraph.tools._errors import RetryableToolError
@@ -50,6 +52,8 @@ class _Call:
     ctx: NodeContext
     args: dict[str, Any] | str
     started: float = field(default_factory=time.perf_counter)
+    hook: ToolCallHookContext | None = None
+    """Set when tool hooks are registered for this run: after-hooks see and may rewrite results."""
 
     @property
     def tool_name(self) -> str:
@@ -62,6 +66,16 @@ class _Call:
             "agent_role": self.node.agent_role,
             "task_name": self.node.task_name,
         }
+
+    async def after_hooks(self, text: str, raw: Any = None) -> str:
+        """The text the agent reads once the after_tool_call hooks have had their say."""
+        if self.hook is None:
+            return text
+        from crewgraph.hooks.tool_hooks import run_after_tool_call_hooks
+
+        self.hook.tool_result, self.hook.raw_tool_result = text, raw
+        replaced = await run_after_tool_call_hooks(self.hook, self.ctx.state.extras)
+        return text if replaced is None else replaced
 
     def finished(self, text: str, *, failure: ToolFailure | None = None, from_cache: bool = False) -> None:
         self.ctx.emit(
@@ -86,9 +100,16 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     except ValueError as exc:
         parsed, problem = None, str(exc)
     call = _Call(node=node, ctx=ctx, args=parsed if parsed is not None else node.call.arguments)
+    tool = node.tool
+    if tool is not None and parsed is not None and _wants_hooks(ctx):
+        blocked = await _before_hooks(call, parsed)
+        if blocked is not None:
+            ctx.emit(ToolUsageStartedEvent(**call.event_fields()))
+            text = await call.after_hooks(blocked)
+            call.finished(text)
+            return call.outcome(text)
     ctx.emit(ToolUsageStartedEvent(**call.event_fields()))
 
-    tool = node.tool
     if tool is None:
         message = _messages.unknown_tool_message(node.call.name, node.available)
         return _failed(call, ToolFailure(message=message, code="unknown_tool", reason=ToolFailureReason.UNKNOWN_TOOL))
@@ -96,7 +117,7 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
         message = _messages.invalid_json_message(tool.name, problem, tool.to_spec().parameters)
         return _failed(call, _invalid(message))
     try:
-        kwargs = tool.validate_arguments(parsed)
+        kwargs = tool.validate_arguments(call.args if isinstance(call.args, dict) else parsed)
     except ValidationError as exc:
         message = _messages.validation_message(tool.name, exc, tool.to_spec().parameters)
         return _failed(call, _invalid(message))
@@ -105,8 +126,9 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     if node.cache:
         hit = _cache.lookup(ctx.state, key)
         if hit is not None:
-            call.finished(hit[0], from_cache=True)
-            return call.outcome(hit[0], raw=hit[1], from_cache=True, result_as_answer=tool.result_as_answer)
+            text = await call.after_hooks(hit[0], hit[1])
+            call.finished(text, from_cache=True)
+            return call.outcome(text, raw=hit[1], from_cache=True, result_as_answer=tool.result_as_answer)
 
     if not tool._reserve_use():
         message = _messages.usage_limit_message(tool.name, tool.max_usage_count)
@@ -139,8 +161,36 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
 
     if node.cache:
         _cache.store(ctx.state, key, kwargs, (text, raw), tool.cache_function)
+    text = await call.after_hooks(text, raw)
     call.finished(text)
     return call.outcome(text, raw=raw, result_as_answer=tool.result_as_answer)
+
+
+def _wants_hooks(ctx: NodeContext) -> bool:
+    extras = ctx.state.extras
+    return bool(_hooks.hooks_for("before_tool_call", extras) or _hooks.hooks_for("after_tool_call", extras))
+
+
+async def _before_hooks(call: _Call, parsed: dict[str, Any]) -> str | None:
+    """Run the before_tool_call hooks on ``parsed`` (changed in place, then validated like the
+    model's own arguments); the message the agent reads instead if one blocked the call."""
+    from crewgraph.hooks.tool_hooks import run_before_tool_call_hooks
+
+    node, ctx = call.node, call.ctx
+    call.hook = ToolCallHookContext(
+        tool_name=call.tool_name,
+        tool_input=parsed,
+        tool=node.tool,
+        agent=HookAgent(node.agent_role) if node.agent_role else None,
+        task=HookTask(node.task_name) if node.task_name else None,
+        crew=ctx.state.extras.get("crew_name"),
+        run_id=ctx.run_id,
+        node_id=ctx.node_id,
+        attempt=ctx.attempt,
+    )
+    blocked = await run_before_tool_call_hooks(call.hook, ctx.state.extras)
+    call.args = call.hook.tool_input
+    return blocked
 
 
 def _invalid(message: str) -> ToolFailure:

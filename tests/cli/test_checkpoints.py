@@ -98,6 +98,8 @@ def test_replay_from_a_task_forks_the_latest_run(cli, project: Path) -> None:
     assert again.exit_code == 0 and "↺" not in again.stderr
     unknown = cli("replay", "-t", "nope")
     assert unknown.exit_code == 1 and "unknown task 'nope'; this crew's tasks: 1=research_task" in unknown.stderr
+    typo = cli("replay", "-t", "reserch_task")
+    assert typo.exit_code == 1 and "unknown task 'reserch_task' (did you mean 'research_task'?)" in typo.stderr
 
 
 def test_replay_without_a_run(cli, project: Path) -> None:
@@ -113,3 +115,38 @@ def test_plot_a_checkpointed_run(cli, project: Path, tmp_path: Path) -> None:
     assert "tok" in result.stdout  # token counts from the saved records
     bad = cli("plot", "--run", "nope", "-o", "-")
     assert bad.exit_code == 1 and "no run 'nope'" in bad.stderr
+
+
+def test_run_ids_by_unique_prefix(cli, project: Path) -> None:
+    first = run_json(cli, "--llm", "fake")["run_id"]
+    second = run_json(cli, "--llm", "fake")["run_id"]
+    common = 0
+    while first[common] == second[common]:
+        common += 1
+    shown = cli("checkpoints", "show", first[: max(8, common + 1)])
+    assert shown.exit_code == 0 and first in shown.stdout
+    if common:  # both ids start alike: the shared prefix is ambiguous, and says so
+        both = cli("checkpoints", "show", first[:common])
+        assert both.exit_code == 1 and "matches several runs" in both.stderr
+    unknown = cli("checkpoints", "show", "zzzzzzzz")
+    assert unknown.exit_code == 1 and "no run 'zzzzzzzz'" in unknown.stderr
+    deleted = cli("checkpoints", "delete", second[: max(8, common + 1)])
+    assert deleted.exit_code == 0 and f"Deleted {second}." in deleted.stdout
+
+
+def test_store_resolves_prefixes(tmp_path: Path) -> None:
+    from crewgraph.checkpoint import SQLiteCheckpointStore
+    from crewgraph.errors import CheckpointError
+
+    store = SQLiteCheckpointStore(tmp_path / "c.db")
+    for run_id in ("abc123", "abd456", "a_c789"):
+        store.start_run(run_id, name="crew")
+    assert store.resolve_run_id("abc") == "abc123"
+    assert store.resolve_run_id("abd456") == "abd456"
+    assert store.resolve_run_id("a_") == "a_c789"  # LIKE wildcards are escaped
+    try:
+        store.resolve_run_id("ab")
+    except CheckpointError as exc:
+        assert "matches several runs" in str(exc) and "abc123" in str(exc)
+    else:  # pragma: no cover
+        raise AssertionError("an ambiguous prefix was accepted")

@@ -81,8 +81,17 @@ def test_reset_a_scope_then_everything(cli, store: str) -> None:
 
 
 def test_reset_with_nothing_there(cli, tmp_path: Path) -> None:
-    result = cli("reset-memories", "-a", "-s", str(tmp_path / "none"))
+    result = cli("reset-memories", "-a", "--yes", "-s", str(tmp_path / "none"))
     assert result.exit_code == 0 and "Nothing to reset" in result.stdout
+
+
+def test_reset_all_asks_first(cli, store: str) -> None:
+    declined = cli("reset-memories", "-a", "-s", store, input="n\n")
+    assert declined.exit_code == 1 and "Reset all memory and knowledge" in declined.output
+    assert "Aborted" in declined.output and "Traceback" not in declined.output
+    assert "(0 records)" not in cli("memory", "-s", store).stdout  # nothing was wiped
+    accepted = cli("reset-memories", "-a", "-s", store, input="y\n")
+    assert accepted.exit_code == 0, accepted.output
 
 
 def test_reset_a_crews_memory(cli, store: str, write_module) -> None:

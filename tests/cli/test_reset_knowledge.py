@@ -26,7 +26,7 @@ def test_reset_a_crews_knowledge(cli, write_module) -> None:  # type: ignore[no-
     assert "Reset the knowledge of crew" in result.stdout
     both = cli("reset-memories", "-kn", "-akn", f"{mod}:crew")
     assert both.exit_code == 0 and "knowledge, agent knowledge" in both.stdout
-    everything = cli("reset-memories", "-a", f"{mod}:crew")
+    everything = cli("reset-memories", "-a", "--yes", f"{mod}:crew")
     assert everything.exit_code == 0 and "memory and knowledge" in everything.stdout
     none = cli("reset-memories", "--knowledge", f"{mod}:plain")
     assert none.exit_code == 1 and "has no knowledge to reset" in none.stderr

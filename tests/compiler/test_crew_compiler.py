@@ -241,3 +241,13 @@ def test_async_tasks_default_context_excludes_the_async_tasks_beside_them() -> N
     assert by_name["b"] == "seen:OUT-A" and by_name["c"] == "seen:OUT-A"
     assert by_name["d"].startswith("seen:OUT-A")
     assert "seen:OUT-A" in llm.calls[-1].prompt  # d sees b's and c's outputs (and a's)
+
+
+def test_a_misspelled_input_gets_a_did_you_mean() -> None:
+    a = Agent(role="R", goal="g", backstory="b")
+    crew = Crew(agents=[a], tasks=[Task(name="t", description="About {topic}", expected_output="e", agent=a)])
+    with pytest.raises(CompileError, match=r"do not provide it \(did you mean 'topik' for \{topic\}\?\)"):
+        crew.compile(inputs={"topik": "AI"})
+    with pytest.raises(CompileError) as info:
+        crew.compile(inputs={"subject": "AI"})
+    assert "did you mean" not in str(info.value)  # nothing close: no guess

@@ -3,6 +3,7 @@ malformed usage counts as zero, and timed-out requests are not re-sent more than
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -147,3 +148,14 @@ def test_a_refused_connection_gets_two_retries_not_sixteen() -> None:
               retry_initial_delay=0.001, retry_max_delay=0.002)
     with pytest.raises(LLMError, match=r"could not connect .*gave up after 3 attempts; is the server running\?"):
         llm.call("hi")
+
+
+def test_a_stream_request_answered_without_a_stream_is_retried(server: OpenAICompatServer, make_llm: MakeLLM) -> None:
+    # The server ignores "stream": true and sends a plain JSON completion: no events at all.
+    completion = {"id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+                  "choices": [{"index": 0, "message": {"role": "assistant", "content": "unstreamed"},
+                               "finish_reason": "stop"}]}
+    server.add(ServerReply.garbage(json.dumps(completion)), "streamed fine")
+    content, errors = _retry_errors(make_llm(idle_timeout=5))
+    assert content == "streamed fine"
+    assert len(errors) == 1 and "malformed stream" in errors[0]

@@ -21,7 +21,8 @@ SETTINGS = ("CREWGRAPH_LLM_TIMEOUT", "CREWGRAPH_LLM_IDLE_TIMEOUT", "CREWGRAPH_LL
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in (*MODEL_ENVS, *SETTINGS, "BASE_URL", "API_BASE", "OPENAI_BASE_URL", "OPENAI_API_BASE",
                  "OPENAI_API_KEY", "CREWGRAPH_LLM"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "unset")  # recorded, so what a test (or a .env it loads) sets is undone
+        monkeypatch.delenv(name)
 
 
 @pytest.fixture

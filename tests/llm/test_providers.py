@@ -11,13 +11,14 @@ from crewgraph.llm.providers import PROVIDERS, ProviderConfigError, known_prefix
 from crewgraph.testing import OpenAICompatServer
 
 ALL_ENV = sorted({name for p in PROVIDERS.values() for name in (*p.key_envs, *p.base_url_envs)}
-                 | {"AZURE_API_VERSION", "OPENAI_API_VERSION"})
+                 | {"AZURE_API_VERSION", "OPENAI_API_VERSION", "CREWGRAPH_LLM_TIMEOUT", "CREWGRAPH_LLM_IDLE_TIMEOUT"})
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ALL_ENV:
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "unset")  # recorded, so what a test (or a .env it loads) sets is undone
+        monkeypatch.delenv(name)
 
 
 @pytest.fixture
@@ -53,6 +54,14 @@ def test_hosted_providers_resolve_to_their_endpoint_and_key(
     if key_env != "OPENAI_API_KEY":  # never falls back to the OpenAI key
         missing = resolve(model)
         assert missing.api_key is None and missing.missing_key and key_env in missing.missing_key
+
+
+def test_local_providers_stream_with_long_deadlines_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    ollama = LLM(model="ollama/qwen2.5-coder:1.5b")
+    assert (ollama.timeout, ollama.idle_timeout) == (600.0, 120.0)
+    assert (LLM(model="gpt-4o-mini").timeout, LLM(model="gpt-4o-mini").idle_timeout) == (60.0, None)
+    monkeypatch.setenv("CREWGRAPH_LLM_IDLE_TIMEOUT", "30")
+    assert LLM(model="lm_studio/x", timeout=90).timeout == 90 and LLM(model="lm_studio/x").idle_timeout == 30
 
 
 def test_local_providers_need_no_key_and_take_their_base_variables(monkeypatch: pytest.MonkeyPatch) -> None:

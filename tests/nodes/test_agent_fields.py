@@ -183,3 +183,26 @@ def test_image_content_parts_reach_a_real_server(tmp_path: Path) -> None:
     assert out.raw == "up"
     assert [p["type"] for p in content] == ["text", "image_url"]
     assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_kickoff_input_files_reach_every_task_and_task_files_win(tmp_path: Path) -> None:
+    crew_chart = tmp_path / "crew.png"
+    crew_chart.write_bytes(PNG)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("crew notes", encoding="utf-8")
+    own = tmp_path / "own.txt"
+    own.write_text("the task's own notes", encoding="utf-8")
+    llm = FakeLLM(["one", "two"])
+    a = analyst(llm, multimodal=True)
+    tasks = [Task(description="Compare {chart} with {notes}", expected_output="x", agent=a),
+             Task(description="Summarise {notes}", expected_output="y", agent=a, input_files={"notes": str(own)})]
+    out = Crew(agents=[a], tasks=tasks).kickoff(inputs={}, input_files={"chart": str(crew_chart), "notes": str(notes)})
+    assert out.raw == "two"
+    first, second = (c.messages[1]["content"] for c in llm.calls)
+    assert "Compare the file 'chart' (crew.png) with the file 'notes' (notes.txt)" in first[0]["text"]
+    assert "crew notes" in first[0]["text"] and first[1]["type"] == "image_url"
+    assert "the task's own notes" in second[0]["text"] and "crew notes" not in second[0]["text"]
+    plain = analyst(FakeLLM([]))
+    crew = Crew(agents=[plain], tasks=[Task(description="d", expected_output="e", agent=plain)])
+    with pytest.raises(CompileError, match=r"task 'd': input file 'chart' .*not multimodal"):
+        crew.kickoff(input_files={"chart": str(crew_chart)})

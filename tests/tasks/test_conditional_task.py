@@ -87,3 +87,30 @@ def test_conditional_task_api_and_direct_run() -> None:
     assert c.execute_sync().raw == "direct"  # run on its own, there is no previous task to ask
     with pytest.warns(UserWarning, match="not JSON data"):
         assert c.model_dump(mode="json")["condition"].endswith("<lambda>")
+
+
+def test_resume_after_a_skipped_conditional_task(tmp_path: Any) -> None:
+    """The resume path: the condition runs again (its route is not checkpointed), every finished
+    node behind it is restored, and only the failed task runs again."""
+    from crewgraph.checkpoint import CheckpointConfig
+    from crewgraph.errors import CrewGraphError
+
+    def build(llm: FakeLLM) -> Crew:
+        a = Agent(role="R", goal="g", llm=llm, max_retry_limit=0)
+        return Crew(name="cond", agents=[a], checkpoint=CheckpointConfig(path=tmp_path / "cp.db"), tasks=[
+            Task(name="find", description="Find", expected_output="x", agent=a),
+            ConditionalTask(name="more", description="More", expected_output="x", agent=a,
+                            condition=lambda o: "few" in o.raw),
+            Task(name="write", description="Write", expected_output="x", agent=a),
+        ])
+
+    first = FakeLLM(["plenty", RuntimeError("provider down")])
+    with pytest.raises(CrewGraphError) as info:
+        build(first).kickoff()
+    run_id = str(info.value.run_id)  # type: ignore[attr-defined]
+    again = FakeLLM(["the report"])
+    out = build(again).kickoff(from_checkpoint=run_id)
+    assert [t.raw for t in out.tasks_output] == ["plenty", "", "the report"]
+    assert len(again.calls) == 1
+    assert out.graph.record("t1_find.agent").status == "restored"
+    assert out.graph.record("t2_more.agent").status == "skipped"

@@ -271,11 +271,14 @@ def test_file_writer_refuses_unknown_arguments(tree: Path) -> None:
 
 
 _SWAPPER = """
-import os, sys
+import os, sys, time
 base, outside = sys.argv[1], sys.argv[2]
 sub, hidden = os.path.join(base, "sub"), os.path.join(base, ".sub")
+parent, deadline = os.getppid(), time.monotonic() + 120
 print("ready", flush=True)
-while True:  # sub/ is a real directory, then briefly a symlink to a directory outside
+# sub/ is a real directory, then briefly a symlink to a directory outside. Bounded: it stops
+# after 2 minutes or when the test process is gone (a killed pytest must not leave it spinning).
+while os.getppid() == parent and time.monotonic() < deadline:
     os.rename(sub, hidden)
     os.symlink(outside, sub)
     os.remove(sub)
