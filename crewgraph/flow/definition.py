@@ -40,6 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from crewgraph._internal.yaml_limits import check_expansion, read_bounded
 from crewgraph.errors import ConfigurationError
 
 __all__ = ["FlowDefinition", "MethodDefinition", "dump_flow", "flow_class", "load_flow", "parse_flow"]
@@ -138,6 +139,8 @@ def _read(text: str, path: str) -> tuple[Any, _Lines]:
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:  # aliases expanding past the limit are refused before construction
+            check_expansion(node, path, "flow definition")
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -185,10 +188,7 @@ def load_flow(
     """Load a ``.yaml``/``.yml``/``.json`` flow definition and return its Flow class.
     ``crews``/``agents`` supply objects by name (else the definition's ``module:attr``)."""
     file = Path(path).expanduser()
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"{file}: cannot read the flow definition: {exc}") from None
+    text = read_bounded(file, str(file), "the flow definition")  # at most MAX_CONFIG_BYTES
     return flow_class(parse_flow(text, str(file)), crews=crews, agents=agents)
 
 

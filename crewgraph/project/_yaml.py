@@ -20,15 +20,15 @@ from typing import Any
 
 import yaml
 
+from crewgraph._internal.yaml_limits import (
+    MAX_CONFIG_BYTES,
+    MAX_CONFIG_NODES,
+    check_expansion,
+    read_bounded,
+)
 from crewgraph.errors import ConfigurationError
 
 __all__ = ["MAX_CONFIG_BYTES", "MAX_CONFIG_NODES", "ConfigFile", "display_path", "load_config_file"]
-
-MAX_CONFIG_BYTES = 5 * 1024 * 1024
-"""Largest agents/tasks config file read (real ones are a few kilobytes)."""
-
-MAX_CONFIG_NODES = 100_000
-"""Most YAML values (mappings, sequences, scalars) a config may expand to, aliases expanded."""
 
 KeyPath = tuple[Any, ...]
 
@@ -79,22 +79,12 @@ def load_config_file(path: Path, kind: str) -> ConfigFile:
     """Parse ``path``; a missing file gives an empty config with ``exists=False``."""
     if not path.is_file():
         return ConfigFile(kind=kind, path=path, exists=False)
-    try:
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-        if len(raw) > MAX_CONFIG_BYTES:
-            raise ConfigurationError(
-                f"{display_path(path)}: {kind}s config is larger than {MAX_CONFIG_BYTES} bytes; "
-                "a config holds definitions, not data (load large text from files or knowledge)"
-            )
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"{display_path(path)}: cannot read {kind}s config: {exc}") from exc
+    text = read_bounded(path, display_path(path), f"{kind}s config", MAX_CONFIG_BYTES)
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
         if node is not None:
-            _check_expansion(node, path, kind)
+            check_expansion(node, display_path(path), f"{kind}s config", MAX_CONFIG_NODES)
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -110,37 +100,6 @@ def load_config_file(path: Path, kind: str) -> ConfigFile:
         _record_lines(node, (), config.lines, config)
     config.data = _check_shape(data, config)
     return config
-
-
-def _check_expansion(root: yaml.Node, path: Path, kind: str) -> None:
-    """Refuse a node tree that expands (through aliases, which share nodes) past the limit.
-
-    Sizes are memoised per node, so this costs one pass over the *composed*
-    tree however large its expansion would be."""
-    sizes: dict[int, int] = {}
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if id(node) in sizes:
-            continue
-        if isinstance(node, yaml.ScalarNode):
-            sizes[id(node)] = 1
-            continue
-        children: list[yaml.Node] = (
-            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else list(node.value)
-        )
-        if not children_done:
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if id(c) not in sizes)
-            continue
-        total = 1 + sum(sizes.get(id(c), 1) for c in children)
-        if total > MAX_CONFIG_NODES:
-            raise ConfigurationError(
-                f"{display_path(path)}:{node.start_mark.line + 1}: {kind}s config expands to more "
-                f"than {MAX_CONFIG_NODES} values through YAML aliases (an alias bomb?); "
-                "write the values out instead of nesting aliases"
-            )
-        sizes[id(node)] = total
 
 
 def config_from_dict(data: Any, kind: str) -> ConfigFile:

@@ -236,7 +236,11 @@ class DirectorySearchTool(_RagBase):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for filename in sorted(filenames):
                 path = Path(dirpath) / filename
-                if path.suffix.lower() not in TEXT_SUFFIXES or path.stat().st_size > _MAX_FILE_BYTES:
+                try:
+                    too_big = path.stat().st_size > _MAX_FILE_BYTES
+                except OSError:  # a dangling symlink, a file removed meanwhile
+                    continue
+                if path.suffix.lower() not in TEXT_SUFFIXES or too_big:
                     continue
                 doc = self._index_file(path)
                 if isinstance(doc, str):

@@ -200,5 +200,73 @@ def test_the_doc_states_exactly_what_these_tests_check() -> None:
     assert statements == list(TESTS), "docs/checkpoints.md and this module disagree"
 
 
+FLOW_MODULE = '''
+import os
+from pathlib import Path
+
+from crewgraph import Agent, Crew, Task
+from crewgraph.checkpoint import CheckpointConfig
+from crewgraph.flow import Flow, listen, start
+from crewgraph.flow.persistence import SQLiteFlowPersistence, persist
+from crewgraph.testing import FakeLLM
+
+ROOT = Path(__file__).parent
+LLM = FakeLLM(["draft text", "final text"])
+BEGUN = []
+
+
+def _die_after_draft(output):
+    if os.environ.get("DIE_IN_CALLBACK") == "1" and output.name == "draft":
+        os._exit(17)
+
+
+@persist(SQLiteFlowPersistence(str(ROOT / "flows.db")))
+class Pipeline(Flow[dict]):
+    @start()
+    def begin(self):
+        BEGUN.append(self.state["id"])
+        print(self.state["id"], flush=True)
+        return "go"
+
+    @listen(begin)
+    def write(self, _):
+        agent = Agent(role="Writer", goal="Write", backstory="Writes.", llm=LLM)
+        tasks = [
+            Task(name="draft", description="Draft", expected_output="x", agent=agent, callback=_die_after_draft),
+            Task(name="polish", description="Polish", expected_output="x", agent=agent),
+        ]
+        crew = Crew(name="inner", agents=[agent], tasks=tasks, checkpoint=CheckpointConfig(path=ROOT / "crews.db"))
+        return crew.kickoff(from_checkpoint=True).raw
+
+
+if __name__ == "__main__":
+    Pipeline().kickoff()
+'''
+
+
+def test_a_crew_in_a_flow_method_that_runs_again_resumes_its_own_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/flows.md: the method runs again from its start; the checkpointed crew it kicks off
+    with from_checkpoint=True resumes its unfinished run instead of starting over."""
+    import importlib
+
+    (tmp_path / "crashflow.py").write_text(FLOW_MODULE, encoding="utf-8")
+    env = {**os.environ, "DIE_IN_CALLBACK": "1"}
+    child = subprocess.run([sys.executable, str(tmp_path / "crashflow.py")], env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert child.returncode == 17, child.stderr
+    state_id = child.stdout.split()[0]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    crashflow = importlib.import_module("crashflow")
+    crashflow.LLM = FakeLLM(["final text"])  # the method reads the module's LLM when it runs
+    assert crashflow.Pipeline().kickoff(inputs={"id": state_id}) == "final text"
+    assert crashflow.BEGUN == []  # the completed start method did not run again
+    assert len(crashflow.LLM.calls) == 1 and "Polish" in crashflow.LLM.calls[0].prompt  # draft restored
+    sys.modules.pop("crashflow", None)
+    flows_doc = (DOC.parent / "flows.md").read_text(encoding="utf-8")
+    assert "resumes its own unfinished run" in flows_doc
+
+
 if __name__ == "__main__":  # the child process of _crash_in_child
     build(FakeLLM(list(FIRST)), Path(sys.argv[1])).kickoff({"topic": "AI"})

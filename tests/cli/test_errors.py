@@ -154,3 +154,14 @@ def test_a_crewbase_class_that_needs_arguments(cli, write_module) -> None:
     )
     line = one_line_error(cli("run", f"{mod}:Needy"))
     assert f"{mod}:Needy needs arguments (topic)" in line and "unexpected" not in line
+
+
+def test_a_yaml_alias_bomb_is_one_line(cli, project: Path) -> None:
+    agents = next(project.glob("src/*/config/agents.yaml"))
+    bomb = ['a0: &a0 ["lol"]'] + [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    agents.write_text(
+        agents.read_text() + "\nbomb:\n  role: B\n  goal: G\n  backstory: x\n  extra:\n"
+        + "\n".join("    " + line for line in bomb) + "\n"
+    )
+    line = one_line_error(cli("run", "--llm", "fake"))
+    assert "config/agents.yaml:" in line and "alias" in line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -187,3 +188,16 @@ def test_rag_tool_accepts_a_plain_embedder_callable(tmp_path: Path) -> None:
     doc.write_text("The staging server listens on port 8080.\n\nLunch is at noon.")
     tool = TXTSearchTool(txt=str(doc), config={"embedder": FakeEmbedder(), "storage": str(tmp_path / "idx")})
     assert "8080" in tool.run(search_query="which port does staging use")
+
+
+def test_directory_search_skips_what_a_file_tool_must_not_read(tmp_path: Path) -> None:
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "notes.txt").write_text(FACTS[0], encoding="utf-8")
+    outside = tmp_path / "secret.txt"
+    outside.write_text("The vault code is 4471.", encoding="utf-8")
+    (base / "leak.txt").symlink_to(outside)  # inside the directory, pointing out of base_dir
+    (base / "gone.txt").symlink_to(tmp_path / "missing.txt")  # dangling
+    os.mkfifo(base / "pipe.txt")  # would hang a reader
+    out = _ok(DirectorySearchTool(base_dir=str(base), limit=5).run(search_query="vault code", directory="."))
+    assert "4471" not in out and "retries failed charges" in out
