@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from crewgraph.errors import FlowDefinitionError
+from crewgraph.graph.digraph import find_cycle
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node
 from crewgraph.nodes.flow_method import FlowMethodNode
@@ -195,31 +196,8 @@ def _edges(a: _Analysis, with_labels: bool) -> dict[str, list[str]]:
     return succ
 
 
-def _find_cycle(succ: dict[str, list[str]]) -> list[str] | None:
-    """One cycle as a path ``[a, b, ..., a]``, or None (iterative DFS: chains may be long)."""
-    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
-    for root in succ:
-        if root in state:
-            continue
-        path: list[str] = [root]
-        iters = [iter(succ[root])]
-        state[root] = 1
-        while iters:
-            nxt = next(iters[-1], None)
-            if nxt is None:
-                state[path.pop()] = 2
-                iters.pop()
-            elif state.get(nxt) == 1:
-                return [*path[path.index(nxt):], nxt]
-            elif nxt not in state:
-                state[nxt] = 1
-                path.append(nxt)
-                iters.append(iter(succ[nxt]))
-    return None
-
-
 def _check_cycles(a: _Analysis) -> None:
-    cycle = _find_cycle(_edges(a, with_labels=False))
+    cycle = find_cycle(_edges(a, with_labels=False))
     if cycle is not None:
         path = " -> ".join(map(repr, cycle))
         a.problems.append(

@@ -12,13 +12,14 @@ networkx graph: the two are one graph, so a change through either is seen by bot
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Digraph", "GraphCycleError"]
+__all__ = ["Digraph", "GraphCycleError", "find_cycle"]
 
 Attrs = dict[str, Any]
 
@@ -141,27 +142,8 @@ class Digraph:
         out: dict[str, list[str]] = {n: [] for n in self._node}
         for u, v in edges if edges is not None else self.edges:
             out[u].append(v)
-        state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
-        for root in self._node:
-            if root in state:
-                continue
-            path: list[str] = [root]
-            iters = [iter(out[root])]
-            state[root] = 1
-            while iters:
-                nxt = next(iters[-1], None)
-                if nxt is None:
-                    state[path.pop()] = 2
-                    iters.pop()
-                elif state.get(nxt) == 1:
-                    start = path.index(nxt)
-                    cycle = path[start:]
-                    return [(cycle[i], cycle[(i + 1) % len(cycle)]) for i in range(len(cycle))]
-                elif nxt not in state:
-                    state[nxt] = 1
-                    path.append(nxt)
-                    iters.append(iter(out[nxt]))
-        return None
+        path = find_cycle(out)
+        return None if path is None else list(pairwise(path))
 
     # networkx --------------------------------------------------------------
     def to_networkx(self) -> nx.DiGraph:
@@ -176,6 +158,33 @@ class Digraph:
             g._pred = self._pred
             self._nx = g
         return self._nx
+
+
+def find_cycle(succ: Mapping[str, Iterable[str]]) -> list[str] | None:
+    """One cycle of the graph ``succ`` (node -> successors) as a path ``[a, b, ..., a]``, or None.
+
+    Iterative depth-first search, linear in nodes and edges: chains of thousands of tasks or
+    flow methods would overflow a recursive one.
+    """
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = finished
+    for root in succ:
+        if root in state:
+            continue
+        path: list[str] = [root]
+        iters = [iter(succ[root])]
+        state[root] = 1
+        while iters:
+            nxt = next(iters[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                iters.pop()
+            elif state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                iters.append(iter(succ.get(nxt, ())))
+    return None
 
 
 def _edge(src: str, dst: str, attrs: Attrs, data: bool | str, default: Any) -> Any:
