@@ -27,9 +27,11 @@ import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from crewgraph.testing._local_server import LocalServer
 
 __all__ = ["FakeHTTPService", "FakeRequestRecord"]
 
@@ -82,8 +84,7 @@ class FakeHTTPService:
         self.routes: dict[str, Handler] = dict(routes or {})
         self.requests: list[FakeRequestRecord] = []
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server = LocalServer("FakeHTTPService")
 
     def route(self, key: str, handler: Handler) -> None:
         """Add or replace a route (thread-safe)."""
@@ -91,23 +92,11 @@ class FakeHTTPService:
             self.routes[key] = handler
 
     def start(self) -> FakeHTTPService:
-        if self._httpd is None:
-            self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-            self._httpd.daemon_threads = True
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-            )
-            self._thread.start()
+        self._server.start(_make_handler(self))
         return self
 
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self._server.stop()
 
     def __enter__(self) -> FakeHTTPService:
         return self.start()
@@ -118,9 +107,7 @@ class FakeHTTPService:
     @property
     def url(self) -> str:
         """``http://127.0.0.1:PORT`` (no trailing slash)."""
-        if self._httpd is None:
-            raise RuntimeError("FakeHTTPService is not started; use it as a context manager")
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return f"http://127.0.0.1:{self._server.port}"
 
     def requests_to(self, path: str) -> list[FakeRequestRecord]:
         """The recorded requests whose path is ``path``."""

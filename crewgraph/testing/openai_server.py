@@ -23,9 +23,10 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from crewgraph.testing._local_server import LocalServer
 from crewgraph.testing._server_data import (
     UNSET,
     RecordedRequest,
@@ -101,35 +102,19 @@ class OpenAICompatServer:
         self._script: list[ScriptItem] = list(replies)
         self._lock = threading.Lock()
         self._counter = 0
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server = LocalServer("OpenAICompatServer")
 
     # -- lifecycle ---------------------------------------------------------------
     def start(self) -> OpenAICompatServer:
         """Bind a free port and serve in a daemon thread (idempotent)."""
-        if self._httpd is None:
-            self._httpd = _QuietServer(("127.0.0.1", 0), _make_handler(self))
-            self._httpd.daemon_threads = True
-            # A short poll interval keeps stop() (which waits for the poll) fast in tests.
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.02},
-                name="OpenAICompatServer",
-                daemon=True,
-            )
-            self._thread.start()
+        if not self._server.running:
+            self._server.start(_make_handler(self))
             _forget_structured_modes(self.base_url)
         return self
 
     def stop(self) -> None:
         """Stop serving and release the port."""
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        self._server.stop()
 
     def __enter__(self) -> OpenAICompatServer:
         return self.start()
@@ -139,9 +124,7 @@ class OpenAICompatServer:
 
     @property
     def port(self) -> int:
-        if self._httpd is None:
-            raise RuntimeError("OpenAICompatServer is not started; use it as a context manager")
-        return int(self._httpd.server_address[1])
+        return self._server.port
 
     @property
     def base_url(self) -> str:
@@ -319,19 +302,6 @@ class _Stream:
     tokens: int = 0
     gone: Any = None
     """Set for a :class:`SlowModel`: returns True once the client has closed the stream."""
-
-
-class _QuietServer(ThreadingHTTPServer):
-    """Clients that hang up early (timeouts, dropped connections) are normal here, not errors."""
-
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
 
 
 def _forget_structured_modes(base_url: str) -> None:
