@@ -118,8 +118,13 @@ async def _run_crew(
         return None
 
     def on_node_restored(node: Node, output: Any) -> Any:
+        if is_skipped(node, output):
+            skipped.add(node.id.rsplit(".", 1)[0])  # the condition said no in the first run
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
+            if node.id.rsplit(".", 1)[0] in skipped:
+                task.record_output(output)  # a skipped task: no output file or callbacks
+                return None
             restore_output_file(task, output, inputs)
             return callbacks.restored(node.id, task, output)  # those that had not completed
         return None
@@ -134,9 +139,8 @@ async def _run_crew(
         state=state,
         max_concurrency=crew.max_concurrency,
         checkpointer=checkpoint.store,
-        # A restored condition would lose its route: conditions run again (they are cheap and
-        # read the restored previous output), everything behind them is restored as usual.
-        restored={k: v for k, v in checkpoint.restored.items() if not k.endswith(".condition")},
+        # A restored condition fires the route it took then: it is not asked again.
+        restored=checkpoint.restored,
         on_node_finished=on_node_finished,
         on_node_restored=on_node_restored,
         source=crew,
