@@ -141,6 +141,8 @@ class PendingTaskQuestion(BaseModel):
     """One review a paused crew waits for: ``task``'s ``draft`` answer, shown with ``question``.
     ``key`` identifies it within the run (``<step node id>#<n>``: the n-th review of that step)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     task: str
     agent: str = ""
     question: str
