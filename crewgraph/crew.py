@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict
 
-from crewgraph.outputs import CrewOutput
 from crewgraph.spec.crew import CrewSpec
 
 if TYPE_CHECKING:
     from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.outputs import CrewOutput
     from crewgraph.streaming import CrewStreamingOutput
 
 __all__ = ["Crew"]
