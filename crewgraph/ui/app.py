@@ -120,7 +120,8 @@ class UIApp:
         self.settings = settings
         self.db = settings.checkpoint_db()
         self.flow_db = settings.flow_state_db()
-        self.registry = registry or Registry(settings.targets, settings.cwd, settings.llm, settings.db)
+        # Crews the server starts checkpoint to the database it reads, whatever their own path says.
+        self.registry = registry or Registry(settings.targets, settings.cwd, settings.llm, self.db)
         self.live = LiveRuns(settings.max_jobs)
         self.actions = Actions(settings, self.registry, self.live)
         self.svgs = SvgCache()

@@ -25,9 +25,14 @@ from crewgraph.tools import tool
 FLAG = Path(__file__).with_name("fail_second_task")
 
 
+GATE = None  # a threading.Event a test sets: the tool waits for it (bounded)
+
+
 @tool("lookup")
 def lookup(query: str) -> str:
     """Look something up."""
+    if GATE is not None:
+        GATE.wait(10)
     return f"found {query}"
 
 
@@ -129,3 +134,35 @@ def client(project: Project, settings_for: Callable[..., Any]) -> Iterator[Any]:
 
     with TestClient(create_app(settings_for(project)), base_url="http://127.0.0.1") as c:
         yield c
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def server(project: Project, settings_for: Callable[..., Any]) -> Iterator[str]:
+    """The real uvicorn server on a free loopback port, in a thread; yields its base URL."""
+    import threading
+
+    import uvicorn
+
+    from crewgraph.ui import create_app
+
+    settings = settings_for(project, port=_free_port())
+    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=settings.port, log_level="warning",
+                            timeout_graceful_shutdown=1)
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, name="ui-test-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start in 10 s"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{settings.port}"
+    srv.should_exit = True
+    thread.join(5)

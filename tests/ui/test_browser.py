@@ -5,9 +5,7 @@ uvicorn server on a free loopback port."""
 from __future__ import annotations
 
 import shutil
-import socket
 import struct
-import threading
 import time
 import zlib
 from collections.abc import Iterator
@@ -25,34 +23,6 @@ pytestmark = pytest.mark.skipif(
     "scripts/setup.sh does it when run as root)",
 )
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the dev extra) is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def server(project: Any, settings_for: Any) -> Iterator[str]:
-    """The real uvicorn server in a thread; yields its base URL; stopped (bounded) after."""
-    import uvicorn
-
-    from crewgraph.ui import create_app
-
-    settings = settings_for(project, port=_free_port())
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=settings.port, log_level="warning",
-                            timeout_graceful_shutdown=1)
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, name="ui-test-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start in 10 s"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{settings.port}"
-    srv.should_exit = True
-    thread.join(5)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@
   var run = null;
   var stream = null;
   var pending = null;
+  var lastSvg = null;
 
   function text(value) {
     if (value === null || value === undefined) return "";
@@ -83,6 +84,8 @@
           box.appendChild(cg.el("p", { "class": "error", text: "cannot draw the graph: " + message }));
           return;
         }
+        if (body === lastSvg) return;  // unchanged: keep the DOM (and what is selected) as it is
+        lastSvg = body;
         var start = body.indexOf("<svg");
         box.innerHTML = start >= 0 ? body.slice(start) : body;
         wireGraph();
