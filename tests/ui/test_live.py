@@ -55,7 +55,11 @@ def test_a_running_run_streams_its_bus_events(server: str, project: Any) -> None
 
 
 def test_a_run_of_another_process_is_polled(server: str, project: Any) -> None:
-    from crewgraph.checkpoint import CheckpointConfig, SQLiteCheckpointStore, default_checkpoint_path
+    from crewgraph.checkpoint import (
+        CheckpointConfig,
+        SQLiteCheckpointStore,
+        default_checkpoint_path,
+    )
 
     crew = sys.modules[project.crew.split(":")[0]].build()
     crew.checkpoint = CheckpointConfig()
