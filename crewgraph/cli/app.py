@@ -60,5 +60,6 @@ app.command("memory")(memory_cmd.memory)
 app.command("reset-memories")(memory_cmd.reset_memories)
 app.command("doctor")(doctor_cmd.doctor)
 app.add_typer(checkpoints_cmd.app, name="checkpoints")
-app.add_typer(flows_cmd.app, name="flows")
+app.add_typer(flows_cmd.app, name="flow")
+app.add_typer(flows_cmd.app, name="flows", hidden=True)  # the older name of the same group
 app.add_typer(create_cmd.app, name="create")
