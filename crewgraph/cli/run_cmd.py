@@ -97,7 +97,7 @@ def _pick_task(plans: list[dict[str, Any]], wanted: str) -> dict[str, Any]:
 def _nodes_to_rerun(graph: Any, plans: list[dict[str, Any]], start: dict[str, Any]) -> set[str]:
     """The task's nodes, every later task's nodes, and everything downstream of them."""
     prefixes = tuple(p["key"] + "." for p in plans if p["index"] >= start["index"])
-    todo = [nid for nid in graph.graph.nodes if nid.startswith(prefixes)]
+    todo = [nid for nid in graph.digraph.nodes if nid.startswith(prefixes)]
     seen = set(todo)
     while todo:
         for succ in graph.execution_successors(todo.pop()):
