@@ -60,7 +60,7 @@ def test_run_with_defaults_and_overrides(tmp_path: Path) -> None:
     proc = run(root, "--llm", "fake", "-i", "year=2026")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("(fake answer from crewgraph --llm fake) Research AI agents in 2026")
-    assert "crew.jsonc" in proc.stderr and "✔ research_task" in proc.stderr
+    assert "inputs: topic='AI agents', year='2026'" in proc.stderr and "✔ research_task" in proc.stderr
     assert (root / "output" / "notes.md").is_file()
     proc = run(root, "--llm", "fake", "-q", "-i", "topic=tides", "-i", "year=1999")
     assert proc.returncode == 0, proc.stderr
