@@ -131,14 +131,17 @@ def _flow_definition(path: Path, spec: str, defaults: dict[str, Any]) -> Target:
 def _json_crew_definition(cwd: Path, spec: str | None, settings: dict[str, Any]) -> Path | None:
     """The JSON-first crew (CrewAI's ``crew.jsonc`` + ``agents/``) to run, if that is what is asked:
     ``crewgraph run crew.jsonc`` (any ``.jsonc``, or a file named ``crew.json``), or no target in
-    a folder whose pyproject names no crew and that has ``[tool.crewai] definition`` or a
-    ``crew.jsonc``/``crew.json``."""
+    a folder whose pyproject names no crew and that has ``definition = "crew.jsonc"`` in
+    ``[tool.crewgraph]`` (or CrewAI's ``[tool.crewai]``), or a ``crew.jsonc``/``crew.json``."""
     if spec is not None:
         path = cwd / spec
         return path if spec.endswith(".jsonc") or path.name == "crew.json" else None
     if any(settings.get(key) is not None for key in ("crew", "flow", "entry")):
         return None
-    named = _crewai_definition(cwd)
+    named = settings.get("definition")
+    if named is not None and not isinstance(named, str):
+        raise UserError(f'pyproject.toml: [tool.crewgraph] definition must be a file name like "crew.jsonc", got {named!r}')
+    named = named or _crewai_definition(cwd)
     if named is not None:
         return cwd / named
     from crewgraph.project.json_project import find_crew_definition

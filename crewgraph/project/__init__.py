@@ -1,4 +1,5 @@
-"""Crew projects: ``@CrewBase`` classes with YAML agents/tasks and CrewAI's decorators.
+"""Crew projects: ``@CrewBase`` classes with YAML agents/tasks and CrewAI's decorators,
+and CrewAI's JSON-first projects (``crew.jsonc`` + ``agents/*.jsonc``, :func:`load_json_crew`).
 
 ``from crewgraph.project import CrewBase, agent, crew, task`` is the import a
 CrewAI project uses (with ``crewai`` read as ``crewgraph``).
@@ -20,9 +21,11 @@ from crewgraph.project.annotations import (
     tool,
 )
 from crewgraph.project.crew_base import CrewBase, find_crew_method, is_crew_class
+from crewgraph.project.json_project import JsonCrewProject, load_json_crew
 
 __all__ = [
     "CrewBase",
+    "JsonCrewProject",
     "ProjectConfigWarning",
     "after_kickoff",
     "agent",
@@ -32,6 +35,7 @@ __all__ = [
     "crew",
     "find_crew_method",
     "is_crew_class",
+    "load_json_crew",
     "llm",
     "memoize",
     "output_json",

@@ -116,3 +116,40 @@ def test_explicit_definition_file(tmp_path: Path) -> None:
     proc = run(root, "other.jsonc", "--llm", "fake", "-q", "-i", "year=2")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("Research AI agents in 2")
+
+
+def test_create_crew_writes_the_json_first_layout_and_it_runs(tmp_path: Path) -> None:
+    """`crewgraph create crew` writes CrewAI's default layout; it runs offline with --llm fake,
+    and its own FakeLLM test passes (all in real subprocesses)."""
+    env = env_for(tmp_path)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL", "CREWGRAPH_MODEL"):
+        env.pop(name, None)
+
+    def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "crewgraph.cli", *args],
+            cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90,
+        )
+
+    made = cli("create", "crew", "field notes", "-q", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    root = tmp_path / "field_notes"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    assert files == [
+        ".env", ".gitignore", "README.md", "agents/reporting_analyst.jsonc", "agents/researcher.jsonc",
+        "crew.jsonc", "knowledge/README.md", "pyproject.toml", "tests/test_crew.py", "tools/custom_tool.py",
+    ]
+    proc = cli("run", "--llm", "fake", "-i", "topic=tides", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("(fake answer from crewgraph --llm fake) Review the context")
+    assert "inputs: topic='tides'" in proc.stderr and "✔ reporting_task" in proc.stderr
+    assert (root / "output" / "report.md").read_text(encoding="utf-8").strip() == proc.stdout.strip()
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert "1 passed" in tests.stdout
+    classic = cli("create", "crew", "old style", "--classic", "-q", cwd=tmp_path)
+    assert classic.returncode == 0, classic.stderr
+    assert (tmp_path / "old_style" / "src" / "old_style" / "crew.py").is_file()
