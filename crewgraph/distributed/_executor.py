@@ -142,6 +142,9 @@ class RayExecutor:
             }
             if self.runtime_env:
                 kwargs["runtime_env"] = self.runtime_env
+            if address is None or address == "local":
+                # A Ray started here is for this machine only: it listens on loopback.
+                kwargs["_node_ip_address"] = "127.0.0.1"
             if address is not None and address.startswith("ray://"):
                 kwargs.pop("include_dashboard")
             try:

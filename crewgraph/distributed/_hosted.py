@@ -128,7 +128,13 @@ class HostedLLM(BaseLLM):
             kwargs["stream_deltas"] = True
         if self._handle is None:
             self._handle = _named_host(self._host_name)
-        reply, deltas = await self._handle.acall.remote(self._key, messages, tools, response_model, kwargs)
+        try:
+            reply, deltas = await self._handle.acall.remote(self._key, messages, tools, response_model, kwargs)
+        except Exception as exc:
+            cause = getattr(exc, "cause", None)  # the hosted model's own error, as a local call raises it
+            if isinstance(cause, BaseException):
+                raise cause from None
+            raise
         for delta in deltas if on_chunk is not None else ():
             outcome = on_chunk(delta)
             if asyncio.iscoroutine(outcome):
