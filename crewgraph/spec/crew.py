@@ -8,7 +8,9 @@ facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
 ``ValidationError`` naming the field, as CrewAI does.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic evaluates string annotations with
+# compile()+eval() per field at class creation, about half of this module's import cost
+# (issue 18's import budget). Names only known to type checkers are quoted instead.
 
 import uuid
 from collections.abc import Callable
@@ -81,8 +83,10 @@ class CrewSpec(BaseModel):
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
     )
-    input_provider: Callable[[str], str] | None = Field(
-        default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
+    input_provider: Any = Field(
+        default=None,
+        description="Reviews human_input answers: a callable fn(prompt) -> str, an object with ask(prompt), "
+        "'console' (default: stdin) or 'persisted' (with checkpointing, the run pauses until crew.resume)",
     )
     output_log_file: bool | str | None = None
     tracing: bool | None = Field(
@@ -117,6 +121,18 @@ class CrewSpec(BaseModel):
         classmethod(lambda cls, v: check_llm(v))
     )
 
+    @field_validator("input_provider", mode="before")
+    @classmethod
+    def _check_input_provider(cls, value: Any) -> Any:
+        if value is None or callable(value) or callable(getattr(value, "ask", None)):
+            return value
+        if value in ("console", "persisted"):
+            return value
+        raise ValueError(
+            "input_provider must be a callable fn(prompt) -> str, an object with ask(prompt), "
+            f"'console' or 'persisted'; got {value!r}"
+        )
+
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
     )
@@ -125,7 +141,7 @@ class CrewSpec(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _collect_agents(self) -> CrewSpec:
+    def _collect_agents(self) -> "CrewSpec":
         """Agents referenced by tasks join the crew, as in CrewAI; then the definition rules."""
         known = {a.id for a in self.agents}
         manager = self.manager_agent.id if self.manager_agent is not None else None
