@@ -134,6 +134,7 @@ class RayExecutor:
                 self._connected = True
                 return ray
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry the user did not ask for
+            os.environ.setdefault("RAY_TQDM_PATCH_PRINT", "0")  # Ray must not replace builtins.print
             kwargs: dict[str, Any] = {
                 "address": address,
                 "ignore_reinit_error": True,

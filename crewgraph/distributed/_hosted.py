@@ -75,16 +75,49 @@ def _is_lock(value: Any) -> bool:
     return type(value) in (type(threading.Lock()), type(threading.RLock()))
 
 
-def host_actor(ray: Any) -> Any:
-    """This driver's host actor (created on first use; it lives as long as the driver's Ray job)."""
-    job = ray.get_runtime_context().get_job_id()
+def host_name(ray: Any) -> str:
+    return f"crewgraph-host-{ray.get_runtime_context().get_job_id()}"
+
+
+def host_actor(ray: Any, *, fresh: bool = False) -> Any:
+    """This driver's host actor, created on first use.
+
+    Detached, so that no reference counting can collect it while a run uses it (on a loaded
+    machine a pending actor was seen cancelled that way); this process kills it when it exits.
+    ``fresh``: the cached one died, make a new one."""
+    name = host_name(ray)
     with _HOSTS_LOCK:
-        handle = _HOSTS.get(job)
+        handle = None if fresh else _HOSTS.get(name)
         if handle is None:
-            cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1000)(_Host)
-            handle = _HOSTS[job] = cls.options(name=f"crewgraph-host-{job}", namespace=NAMESPACE,
-                                               get_if_exists=True).remote()
+            if fresh:
+                try:
+                    ray.kill(ray.get_actor(name, namespace=NAMESPACE))
+                except Exception:
+                    pass
+            cls = ray.remote(num_cpus=0, max_concurrency=1000)(_Host)
+            handle = _HOSTS[name] = cls.options(
+                name=name, namespace=NAMESPACE, get_if_exists=True, lifetime="detached"
+            ).remote()
+            if len(_HOSTS) == 1 and not fresh:
+                import atexit
+
+                atexit.register(_kill_hosts)
         return handle
+
+
+def _kill_hosts() -> None:
+    try:
+        import ray
+
+        if not ray.is_initialized():
+            return
+        for handle in list(_HOSTS.values()):
+            try:
+                ray.kill(handle)
+            except Exception:
+                pass
+    finally:
+        _HOSTS.clear()
 
 
 def _named_host(name: str) -> Any:

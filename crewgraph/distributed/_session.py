@@ -113,11 +113,21 @@ class RaySession:
     # ------------------------------------------------------------------ stand-ins
     def _host_actor(self) -> Any:
         if self._host is None:
-            from crewgraph.distributed._hosted import host_actor
+            from crewgraph.distributed._hosted import host_actor, host_name
 
             self._host = host_actor(self.ray)
-            self._host_name = f"crewgraph-host-{self.ray.get_runtime_context().get_job_id()}"
+            self._host_name = host_name(self.ray)
         return self._host
+
+    def _on_host(self, method: str, *args: Any) -> Any:
+        """Call the host actor and wait (bounded); a host that died is made again, once."""
+        try:
+            return self.ray.get(getattr(self._host_actor(), method).remote(*args), timeout=60)
+        except self.ray.exceptions.ActorDiedError:
+            from crewgraph.distributed._hosted import host_actor
+
+            self._host = host_actor(self.ray, fresh=True)
+            return self.ray.get(getattr(self._host, method).remote(*args), timeout=60)
 
     def _host_llm(self, obj: Any) -> Any:
         if obj is self._hosting:
@@ -127,13 +137,12 @@ class RaySession:
         entry = self._hosted.get(id(obj))
         if entry is None:
             key = f"{self.id}:llm{len(self._hosted) + 1}"
-            host = self._host_actor()
             self._hosting = obj
             try:
                 payload = dumps_checked(self._pickler, obj, f"model {obj!r}")
             finally:
                 self._hosting = None
-            self.ray.get(host.put.remote(key, payload), timeout=60)
+            self._on_host("put", key, payload)
             entry = self._hosted[id(obj)] = (obj, key)
         return (HostedLLM, (self._host_name, entry[1], facts_of(obj)))
 
@@ -143,8 +152,7 @@ class RaySession:
         entry = self._windows.get(id(obj))
         if entry is None:
             key = f"{self.id}:rpm{len(self._windows) + 1}"
-            host = self._host_actor()
-            self.ray.get(host.window.remote(key, obj.max_rpm, obj.period), timeout=60)
+            self._on_host("window", key, obj.max_rpm, obj.period)
             entry = self._windows[id(obj)] = (obj, key)
         return (ClusterLimiter, (self._host_name, entry[1], obj.max_rpm, obj.period))
 
