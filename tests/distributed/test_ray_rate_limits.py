@@ -19,33 +19,42 @@ from crewgraph.runtime import Scheduler
 
 @dataclass(frozen=True, kw_only=True)
 class Request(Node):
-    """Waits for the run's ``crew`` limiter like a model call does, then says when and where."""
+    """Takes a slot of the run's ``crew`` limiter like a model call does; says when and where.
+
+    ``wait=False`` only tries (never waits), so a count of successes shows how many slots
+    the workers shared."""
 
     kind: ClassVar[str] = "request"
+    wait: bool = True
 
     async def run(self, ctx: NodeContext) -> NodeResult:
-        await ctx.state.limiters["crew"].acquire()
-        return NodeResult(output=(time.time(), os.getpid()))
+        limiter = ctx.state.limiters["crew"]
+        before = time.time()
+        got = await limiter.acquire() is not None if self.wait else limiter.try_acquire()
+        return NodeResult(output=(before, time.time(), got, os.getpid()))
 
 
-def _run(n: int, limiter: RPMLimiter, executor: Any) -> dict[str, Any]:
+def _run(n: int, limiter: RPMLimiter, executor: Any, *, wait: bool) -> list[Any]:
     graph = ExecutionGraph(name="requests")
     for i in range(n):
-        graph.add_node(Request(id=f"r{i}"))
+        graph.add_node(Request(id=f"r{i}", wait=wait))
     state = RunState(limiters={"crew": limiter})
-    return asyncio.run(Scheduler(graph, state=state, executor=executor).run()).outputs
+    return list(asyncio.run(Scheduler(graph, state=state, executor=executor).run()).outputs.values())
 
 
-def test_a_runs_limit_is_one_window_for_every_worker(ray_cluster: Any) -> None:
-    period, limit, n = 1.0, 3, 7
-    outputs = _run(n, RPMLimiter(limit, period=period), RayExecutor(num_cpus_per_node=0.25))
-    starts = sorted(t for t, _ in outputs.values())
-    pids = {pid for _, pid in outputs.values()}
-    assert len(pids) > 1 and os.getpid() not in pids  # several worker processes asked at once
-    for i, first in enumerate(starts):
-        in_window = [t for t in starts[i:] if t < first + period - 0.05]
-        assert len(in_window) <= limit, starts
-    assert starts[-1] - starts[0] >= 2 * period - 0.1  # 7 requests at 3 per second need 2 more windows
+def test_workers_share_one_window_of_a_runs_limit(ray_cluster: Any) -> None:
+    outputs = _run(7, RPMLimiter(3, period=60.0), RayExecutor(num_cpus_per_node=0.25), wait=False)
+    pids = {pid for *_, pid in outputs}
+    assert len(pids) > 1 and os.getpid() not in pids  # several worker processes asked
+    assert sum(got for _, _, got, _ in outputs) == 3  # seven workers, one window of three
+
+
+def test_waiting_workers_are_spaced_by_the_shared_window(ray_cluster: Any) -> None:
+    period = 1.0
+    outputs = _run(5, RPMLimiter(2, period=period), RayExecutor(num_cpus_per_node=0.25), wait=True)
+    first_asked = min(before for before, *_ in outputs)
+    last_granted = max(after for _, after, *_ in outputs)
+    assert last_granted - first_asked >= 2 * period - 0.05  # 5 requests at 2 per second: 2 more windows
 
 
 def test_a_model_endpoints_limit_is_shared_by_every_worker(ray_cluster: Any) -> None:
