@@ -65,7 +65,7 @@ def main() -> None:
     from crewgraph.distributed import RayExecutor
 
     t = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     print(f"ray.init(num_cpus=2): {time.perf_counter() - t:.1f} s")
     server = None
     if args.server:

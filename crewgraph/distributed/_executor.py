@@ -136,7 +136,9 @@ class RayExecutor:
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry the user did not ask for
             os.environ.setdefault("RAY_TQDM_PATCH_PRINT", "0")  # Ray must not replace builtins.print
             kwargs: dict[str, Any] = {
-                "address": address,
+                # None means a Ray of our own: ray.init(address=None) would join whatever
+                # cluster `ray start` last left on this machine.
+                "address": "local" if address is None else address,
                 "ignore_reinit_error": True,
                 "log_to_driver": False,
                 "include_dashboard": False,
