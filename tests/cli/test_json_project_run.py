@@ -144,6 +144,9 @@ def test_create_crew_writes_the_json_first_layout_and_it_runs(tmp_path: Path) ->
     assert proc.stdout.startswith("(fake answer from crewgraph --llm fake) Review the context")
     assert "inputs: topic='tides'" in proc.stderr and "✔ reporting_task" in proc.stderr
     assert (root / "output" / "report.md").read_text(encoding="utf-8").strip() == proc.stdout.strip()
+    no_model = cli("run", "-q", cwd=root)  # no key, no --llm: one line saying what is missing
+    assert no_model.returncode == 1 and "Traceback" not in no_model.stderr
+    assert no_model.stderr.startswith("Error: ") and "No API key" in no_model.stderr
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=root, env=env, capture_output=True, text=True, timeout=120,
