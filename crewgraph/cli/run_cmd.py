@@ -7,6 +7,15 @@ from typing import Annotated, Any
 
 import typer
 
+from crewgraph.cli._batch_run import (
+    BatchOpt,
+    ConcurrencyOpt,
+    RayOpt,
+    batch_inputs,
+    make_ray_executor,
+    run_batch_target,
+    use_executor,
+)
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
@@ -28,17 +37,29 @@ def run(
     ] = True,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
+    batch: BatchOpt = None,
+    max_concurrency: ConcurrencyOpt = None,
 ) -> None:
     """Run a crew or flow and print its result.
 
     Without MODULE:ATTR, runs the project in the current folder: the crew named by
     crew = "pkg.crew:MyCrew" in the tool.crewgraph table of pyproject.toml, else
-    src/<pkg>/crew.py. Default inputs come from tool.crewgraph.inputs there.
+    src/<pkg>/crew.py. Default inputs come from tool.crewgraph.inputs there; a list of
+    them ([[tool.crewgraph.inputs]]) or --batch FILE runs the crew once per inputs dict.
     """
     found = load_target(target)
-    data = parse_inputs(inputs, found.default_inputs)
+    batch_list = batch_inputs(batch, found, inputs)
+    data = parse_inputs(inputs, found.default_inputs) if batch_list is None else {}
     apply_llm(found, llm)
     configure_checkpoint(found, checkpoint, db)
+    executor = make_ray_executor(ray) if ray is not None else None
+    if batch_list is not None:
+        run_batch_target(found, batch_list, executor=executor, max_concurrency=max_concurrency, quiet=quiet,
+                         as_json=as_json)
+        return
+    if executor is not None:
+        use_executor(found, executor)
     result = run_target(found, data, quiet=quiet)
     print_result(result, as_json)
 
