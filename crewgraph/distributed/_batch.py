@@ -238,8 +238,8 @@ async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: i
     try:
         output, transfer = await runner.run(crew, inputs, run_id=run_id, name=plan.name, resume=resume)
     except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
-        transfer = getattr(exc, "batch_run", None)
+        error = getattr(exc, "error_text", None) or f"{type(exc).__name__}: {exc}"
+        transfer = getattr(exc, "batch_run", None)  # a run on another machine: its checkpointed rows
         if store is not None and batch_id is not None:
             store.fail_item(batch_id, index, error, run=transfer)
         return BatchResult(index, inputs, None, error, run_id, batch_id, seconds=time.perf_counter() - start,
