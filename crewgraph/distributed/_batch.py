@@ -191,6 +191,9 @@ async def run_batch(
         for index in plan.done:
             yield await _restore(crew, plan, index)
         limit = max_concurrency or runner.default_concurrency(len(plan.todo))
+        prepare = getattr(runner, "prepare", None)
+        if callable(prepare) and plan.todo:
+            prepare(limit)  # e.g. size the Ray worker pool for this many inputs in flight
         async for result in _run_todo(crew, plan, runner, limit):
             yield result
     finally:

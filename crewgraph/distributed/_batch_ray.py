@@ -1,22 +1,27 @@
-"""A batch's inputs as Ray tasks: one whole crew run per task, checkpoints written on the driver.
+"""A batch's inputs on Ray: whole crew runs on a pool of worker actors, checkpoints on the driver.
 
-The crew definition goes to the cluster once (``ray.put``, cloudpickle; model
-clients are rebuilt on the worker from their configuration, see
-:mod:`crewgraph.distributed`), and each input is one task running
-:func:`run_item_on_worker`: the ordinary local scheduler on the worker, so
-retries, guardrails, tools and a run's own parallel tasks behave exactly as
-here. The driver's checkpoint file is not reachable from another machine, so
-a checkpointed input runs against a temporary store on the worker, seeded
-with the input's earlier run when it is resumed; the worker returns that
-run's rows with the output, and the engine writes them into the driver's
-store in the same transaction that marks the input done. The driver's store
-then holds the same runs and node outputs a local batch would have written.
+The crew definition goes to the cluster once (``ray.put`` of its cloudpickle,
+locks travelling as fresh locks; ``crewgraph.LLM`` pickles its configuration
+and rebuilds its client on the worker). Each input is one call of
+:meth:`BatchWorker.run` on one of a pool of async actors spread over the
+cluster: the ordinary local scheduler runs the crew there, so retries,
+guardrails, tools and a run's own parallel tasks behave exactly as here, and
+one actor runs many inputs at once (a crew run mostly waits on its model; a
+Ray task per input would cost one worker process per input in flight).
+
+The driver's checkpoint file is not reachable from another machine, so a
+checkpointed input runs against a scratch store on the worker, seeded with
+the input's earlier run when it is resumed; the worker returns that run's
+rows with the output, and the engine writes them into the driver's store in
+the same transaction that marks the input done. The driver's store then
+holds the same runs and node outputs a local batch would have written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import os
 import pickle
 import tempfile
 import threading
@@ -30,7 +35,8 @@ from crewgraph.errors import ConfigurationError, CrewGraphError
 if TYPE_CHECKING:
     from crewgraph.spec.crew import CrewSpec
 
-__all__ = ["RayItemRunner", "RemoteRunError", "ray_item_runner", "run_item_on_worker"]
+__all__ = ["RUNS_PER_WORKER", "BatchWorker", "RayItemRunner", "RemoteRunError", "dumps_crew", "ray_item_runner",
+           "run_item"]
 
 
 class RemoteRunError(CrewGraphError):
@@ -86,33 +92,53 @@ def dumps_crew(crew: CrewSpec) -> bytes:
     return buffer.getvalue()
 
 
-def run_item_on_worker(crew_blob: bytes, inputs: dict[str, Any], run_id: str | None, name: str,
-                       resume: RunTransfer | None) -> tuple[str, Any, RunTransfer | None]:
-    """One input's run, on a worker: ``("completed", output, rows)`` or ``("failed", error, rows)``.
+def _scratch_dir() -> str | None:
+    """Where a worker keeps an input's scratch checkpoint: RAM (``/dev/shm``) when there is one.
+
+    The scratch store only carries a run's rows back to the driver (the durable copy is
+    written there), so its fsyncs would be pure cost."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+async def run_item(crew_blob: bytes, inputs: dict[str, Any], run_id: str | None, name: str,
+                   resume: RunTransfer | None) -> tuple[str, Any, RunTransfer | None]:
+    """One input's run, where it is called: ``("completed", output, rows)`` or ``("failed", error, rows)``.
 
     Errors are returned, not raised, so the rows of a failed run (its finished nodes)
     still reach the driver and a resume does not redo them.
     """
-    from crewgraph._internal.sync import run_sync
     from crewgraph.runner import run_crew
 
     crew = _load_crew(crew_blob)
     if run_id is None:  # not checkpointed: nothing to carry back
         try:
-            return "completed", _sendable_output(run_sync(run_crew(crew, inputs))), None
+            return "completed", _sendable_output(await run_crew(crew, inputs)), None
         except Exception as exc:
             return "failed", f"{type(exc).__name__}: {exc}", None
-    with tempfile.TemporaryDirectory(prefix="crewgraph-batch-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="crewgraph-batch-", dir=_scratch_dir()) as tmp:
         path = Path(tmp) / "run.db"
         with BatchStore(path) as store:
             store.import_run(resume or RunTransfer(run_id=run_id, name=name, status="running"))
         try:
-            output = run_sync(run_crew(crew, inputs, from_checkpoint=CheckpointConfig(path=path, run_id=run_id)))
+            output = await run_crew(crew, inputs, from_checkpoint=CheckpointConfig(path=path, run_id=run_id))
             status, payload = "completed", _sendable_output(output)
         except Exception as exc:
             status, payload = "failed", f"{type(exc).__name__}: {exc}"
         with BatchStore(path) as store:
             return status, payload, store.export_run(run_id)
+
+
+class BatchWorker:
+    """A Ray actor running many inputs at once on its event loop (crew runs wait on models,
+    so one process serves many; a Ray task per input would cost one process per input in flight)."""
+
+    async def run(self, crew_blob: bytes, inputs: dict[str, Any], run_id: str | None, name: str,
+                  resume: RunTransfer | None) -> tuple[str, Any, RunTransfer | None]:
+        return await run_item(crew_blob, inputs, run_id, name, resume)
+
+    def pid(self) -> int:
+        return os.getpid()
 
 
 _LOADED: dict[bytes, Any] = {}
@@ -143,38 +169,51 @@ def _import_ray() -> Any:
     return ray
 
 
-def _connect(executor: Any, ray: Any) -> None:
-    """Make sure this process is connected to the executor's cluster."""
-    for method in ("ensure_connected", "connect", "start"):
-        hook = getattr(executor, method, None)
-        if callable(hook):
-            hook()
-            return
-    if not ray.is_initialized():
-        ray.init(address=getattr(executor, "address", None), include_dashboard=False)
+RUNS_PER_WORKER = 16
+"""Inputs one worker actor runs at once by default (its share of ``max_concurrency`` otherwise)."""
 
 
 class RayItemRunner:
-    """Runs each input as one Ray task on ``executor``'s cluster (see the module docstring)."""
+    """Runs each input on one of a pool of :class:`BatchWorker` actors spread over the cluster.
+
+    One actor per ``num_cpus_per_node`` CPUs of the cluster (default: one per CPU), each
+    asking for those CPUs and the executor's ``resources``, each running its share of the
+    inputs in flight concurrently. An input goes to the actor with the fewest inputs in
+    flight. A worker that dies is restarted once by Ray and its inputs are retried once
+    there; after that they fail (and a resume runs them again).
+    """
 
     def __init__(self, executor: Any, path: Path | None) -> None:
         self.executor = executor
         self.path = path
-        self._ray = _import_ray()
-        _connect(executor, self._ray)
-        options: dict[str, Any] = {"num_cpus": self._cpus(), "max_retries": 1}
+        connect = getattr(executor, "connect", None)
+        self._ray = connect() if callable(connect) else _import_ray()
+        if not self._ray.is_initialized():
+            self._ray.init(address=getattr(executor, "address", None), include_dashboard=False)
+        cpus = float(getattr(executor, "num_cpus_per_node", None) or 1.0)
+        total = float(self._ray.cluster_resources().get("CPU", 1.0))
+        self._size = max(1, int(total / cpus)) if cpus > 0 else max(1, int(total))
+        self._options: dict[str, Any] = {"num_cpus": cpus, "max_restarts": 1, "max_task_retries": 1,
+                                         "scheduling_strategy": "SPREAD"}
         resources = getattr(executor, "resources", None)
         if resources:
-            options["resources"] = dict(resources)
+            self._options["resources"] = dict(resources)
         runtime_env = getattr(executor, "runtime_env", None)
         if runtime_env:
-            options["runtime_env"] = runtime_env
-        self._task = self._ray.remote(run_item_on_worker).options(**options)
+            self._options["runtime_env"] = dict(runtime_env)
+        self._actors: list[Any] = []
+        self._load: list[int] = []
         self._crews: dict[int, tuple[Any, Any]] = {}
 
-    def _cpus(self) -> float:
-        cpus = getattr(self.executor, "num_cpus_per_node", None)
-        return float(cpus) if cpus else 1.0
+    def _start(self, limit: int) -> None:
+        """The actor pool: as many actors as the cluster has room for, no more than inputs in flight."""
+        if self._actors:
+            return
+        count = max(1, min(self._size, limit))
+        per_actor = max(1, -(-limit // count))
+        cls = self._ray.remote(BatchWorker).options(max_concurrency=per_actor, **self._options)
+        self._actors = [cls.remote() for _ in range(count)]
+        self._load = [0] * count
 
     def _crew_ref(self, crew: CrewSpec) -> Any:
         """The crew on the cluster, sent once per batch (kept with the crew so its id stays valid)."""
@@ -186,21 +225,32 @@ class RayItemRunner:
 
     async def run(self, crew: CrewSpec, inputs: dict[str, Any], *, run_id: str | None, name: str,
                   resume: RunTransfer | None) -> tuple[Any, RunTransfer | None]:
-        ref = self._task.remote(self._crew_ref(crew), inputs, run_id, name, resume)
+        self._start(RUNS_PER_WORKER * self._size)
+        slot = min(range(len(self._actors)), key=self._load.__getitem__)
+        self._load[slot] += 1
+        ref = self._actors[slot].run.remote(self._crew_ref(crew), inputs, run_id, name, resume)
         try:
             status, payload, transfer = await asyncio.wrap_future(ref.future())
         except asyncio.CancelledError:
             self._ray.cancel(ref)
             raise
+        finally:
+            self._load[slot] -= 1
         if status != "completed":
             raise RemoteRunError(str(payload), batch_run=transfer)
         return payload, transfer
 
     def default_concurrency(self, total: int) -> int:
-        cpus = float(self._ray.cluster_resources().get("CPU", 1.0))
-        return max(1, min(total, int(cpus / self._cpus())))
+        return max(1, min(total, RUNS_PER_WORKER * self._size))
+
+    def prepare(self, limit: int) -> None:
+        """Start the pool sized for ``limit`` inputs in flight (called once the limit is known)."""
+        self._start(limit)
 
     async def close(self) -> None:
+        for actor in self._actors:
+            self._ray.kill(actor)
+        self._actors.clear()
         self._crews.clear()
 
 

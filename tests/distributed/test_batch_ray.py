@@ -63,8 +63,8 @@ def test_each_input_runs_on_a_worker_and_its_run_is_checkpointed_on_the_driver(r
 
     journal = Journal(tmp_path / "calls.txt")
     db = tmp_path / "cp.db"
-    executor = RayExecutor(address=ray_cluster.address, num_cpus_per_node=0.5)
-    run = _crew(journal, db).kickoff_for_each_iter(INPUTS, executor=executor, max_concurrency=3)
+    executor = RayExecutor(address=ray_cluster.address)
+    run = _crew(journal, db).kickoff_for_each_iter(INPUTS, executor=executor, max_concurrency=2)
     results = list(run)
     assert sorted(r.index for r in results) == [0, 1, 2, 3]
     assert {r.index: r.output.raw for r in results} == {0: "write:a", 1: "write:b", 2: "write:c", 3: "write:d"}
@@ -77,23 +77,23 @@ def test_each_input_runs_on_a_worker_and_its_run_is_checkpointed_on_the_driver(r
             assert info.status == "completed" and info.meta["resume"]["inputs"] == INPUTS[item.index]
             assert list(runs.completed(str(item.run_id))) == ["t1_write.agent"]
     # the list form keeps input order, on Ray too
-    outs = _crew(journal, tmp_path / "other.db").kickoff_for_each(INPUTS[::-1], executor=executor)
+    outs = _crew(journal, tmp_path / "other.db").kickoff_for_each(INPUTS[::-1], executor=executor, max_concurrency=2)
     assert [o.raw for o in outs] == ["write:d", "write:c", "write:b", "write:a"]
 
 
 def test_a_failed_input_resumes_on_ray_from_its_finished_nodes(ray_cluster, tmp_path: Path) -> None:
     from crewgraph.distributed import RayExecutor
 
-    executor = RayExecutor(address=ray_cluster.address, num_cpus_per_node=0.5)
+    executor = RayExecutor(address=ray_cluster.address)
     db = tmp_path / "cp.db"
     first = Journal(tmp_path / "first.txt", fail=("b",))
     with pytest.raises(BatchError) as info:
-        _crew(first, db, polish=True).kickoff_for_each(INPUTS[:3], executor=executor)
+        _crew(first, db, polish=True).kickoff_for_each(INPUTS[:3], executor=executor, max_concurrency=2)
     assert list(info.value.failures) == [1] and "polisher down for b" in info.value.failures[1]
     assert [o.raw if o else None for o in info.value.results] == ["polish:a", None, "polish:c"]
 
     again = Journal(tmp_path / "again.txt")
-    outs = _crew(again, db, polish=True).kickoff_for_each(INPUTS[:3], executor=executor,
+    outs = _crew(again, db, polish=True).kickoff_for_each(INPUTS[:3], executor=executor, max_concurrency=2,
                                                           from_checkpoint=info.value.batch_id)
     assert [o.raw for o in outs] == ["polish:a", "polish:b", "polish:c"]
     # only input 1 ran again, and only its unfinished task: "write" came back from the driver's store
