@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crewgraph.outputs import CrewOutput
 from crewgraph.spec.crew import CrewSpec
 
 if TYPE_CHECKING:
     from crewgraph.distributed import BatchRun
     from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.outputs import CrewOutput
     from crewgraph.streaming import CrewStreamingOutput
 
 __all__ = ["Crew"]
@@ -91,7 +91,7 @@ class Crew(CrewSpec):
 
             _no_batch_options("kickoff_for_each", executor, max_concurrency, from_checkpoint)
             return [stream_crew(self, [i], on_loop=False) for i in inputs]
-        from crewgraph.distributed._batch_api import for_each_sync
+        from crewgraph.runner.batch_forms import for_each_sync
 
         return for_each_sync(self, inputs, executor=executor, max_concurrency=max_concurrency,
                              from_checkpoint=from_checkpoint)
@@ -106,7 +106,7 @@ class Crew(CrewSpec):
         if self.stream:
             raise ValueError("kickoff_for_each_iter is not supported with stream=True; use "
                              "kickoff_for_each_async for one merged stream of chunks")
-        from crewgraph.distributed._batch_api import for_each_iter
+        from crewgraph.runner.batch_forms import for_each_iter
 
         return for_each_iter(self, inputs, executor=executor, max_concurrency=max_concurrency,
                              from_checkpoint=from_checkpoint)
@@ -126,7 +126,7 @@ class Crew(CrewSpec):
 
             _no_batch_options("kickoff_for_each_async", executor, max_concurrency, from_checkpoint)
             return stream_crew(self, list(inputs), on_loop=True)
-        from crewgraph.distributed._batch_api import for_each_async
+        from crewgraph.runner.batch_forms import for_each_async
 
         return await for_each_async(self, inputs, executor=executor, max_concurrency=max_concurrency,
                                     from_checkpoint=from_checkpoint)

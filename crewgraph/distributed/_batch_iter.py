@@ -1,6 +1,6 @@
 """``crew.kickoff_for_each_iter(...)``: a batch's results as they finish, for ``for`` and ``async for``.
 
-The engine (:func:`crewgraph.distributed._batch.run_batch`) is an async
+The engine (:func:`crewgraph.runner.batch.run_batch`) is an async
 generator. ``async for`` drives it on the caller's loop. Plain ``for`` runs it
 on a private event loop in a worker thread and hands results over through a
 queue, so a synchronous script (or the CLI's progress line) reads each result

@@ -5,7 +5,7 @@ The list forms keep input order, as CrewAI's do, and raise a
 failed (the error holds every output that did finish). Without an executor the
 runs happen on this machine: the sync list one after the other (as CrewAI),
 the async list and the iterator up to 64 at once. With ``executor=RayExecutor(...)``
-each input is one Ray task (see :mod:`crewgraph.distributed._batch_ray`).
+each input runs on a pool of Ray worker actors (see :mod:`crewgraph.runner.batch_ray`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crewgraph.distributed._batch import (
+from crewgraph.runner.batch import (
     LOCAL_ASYNC_CONCURRENCY,
     ItemRunner,
     LocalItemRunner,
@@ -34,7 +34,7 @@ __all__ = ["for_each_async", "for_each_iter", "for_each_sync"]
 def _make_runner(executor: Any, local_concurrency: int) -> Callable[[Path | None], ItemRunner]:
     if executor is None:
         return lambda path: LocalItemRunner(path, local_concurrency)
-    from crewgraph.distributed._batch_ray import ray_item_runner
+    from crewgraph.runner.batch_ray import ray_item_runner
 
     return lambda path: ray_item_runner(executor, path)
 

@@ -1,9 +1,11 @@
 """``kickoff_for_each`` batches: many runs of one crew, bounded concurrency, results as they finish.
 
 One engine serves every form (the list, the async list, the iterator) and both
-places a run can happen: here, on this event loop (the local runner), or as
-one Ray task per input (``executor=RayExecutor(...)``, the runner in
-:mod:`crewgraph.distributed._batch_ray`). The engine:
+places a run can happen: here, on this event loop (the local runner), or on
+a pool of Ray worker actors (``executor=RayExecutor(...)``, the runner in
+:mod:`crewgraph.runner.batch_ray`). It is a run path, so it lives in the
+runner; ``crewgraph.distributed`` holds what callers see of it (``BatchRun``,
+``BatchResult``) and the executor. The engine:
 
 1. opens the batch record (:class:`~crewgraph.checkpoint.batch_store.BatchStore`,
    in the crew's checkpoint database) when the crew checkpoints or the call
