@@ -91,11 +91,10 @@ def load_batch_file(path: Path) -> list[dict[str, Any]]:
 
 
 def make_ray_executor(address: str) -> Any:
-    """``RayExecutor(address=...)``, or a one-line error naming the ``ray`` extra."""
-    try:
-        from crewgraph.distributed import RayExecutor  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise UserError(f"--ray needs the ray extra: pip install 'crewgraph[ray]' ({exc})") from None
+    """``RayExecutor(address=...)`` (it connects at kickoff: a missing ``ray`` extra or an
+    unreachable address is then one error line naming it)."""
+    from crewgraph.distributed import RayExecutor
+
     return RayExecutor(address=address)
 
 

@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.distributed._batch_iter import BatchRun
+from crewgraph.distributed._batch_types import BatchResult
 from crewgraph.runner.batch import (
     LOCAL_ASYNC_CONCURRENCY,
     ItemRunner,
@@ -22,8 +24,6 @@ from crewgraph.runner.batch import (
     check_inputs,
     run_batch,
 )
-from crewgraph.distributed._batch_iter import BatchRun
-from crewgraph.distributed._batch_types import BatchResult
 
 if TYPE_CHECKING:
     from crewgraph.spec.crew import CrewSpec

@@ -1,4 +1,5 @@
-"""Local batches: order, bounded concurrency, results as they finish, failures, checkpointed resume."""
+"""Batches on this machine (crewgraph/runner/batch.py): order, bounded concurrency, results as they finish,
+failures, checkpointed resume."""
 
 from __future__ import annotations
 
