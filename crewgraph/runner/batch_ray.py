@@ -80,6 +80,8 @@ def dumps_crew(crew: CrewSpec) -> bytes:
                 return threading.RLock, ()
             return super().reducer_override(obj)
 
+    if getattr(crew, "executor", None) is not None and "executor" in type(crew).model_fields:
+        crew = crew.model_copy(update={"executor": None})  # the worker runs the whole crew itself
     buffer = io.BytesIO()
     try:
         _CrewPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(crew)
@@ -176,9 +178,10 @@ RUNS_PER_WORKER = 16
 class RayItemRunner:
     """Runs each input on one of a pool of :class:`BatchWorker` actors spread over the cluster.
 
-    One actor per ``num_cpus_per_node`` CPUs of the cluster (default: one per CPU), each
-    asking for those CPUs and the executor's ``resources``, each running its share of the
-    inputs in flight concurrently. An input goes to the actor with the fewest inputs in
+    Each actor asks for the executor's ``num_cpus_per_node`` CPUs (default 1) and its
+    ``resources`` and runs up to ``RUNS_PER_WORKER`` inputs at once (its share of
+    ``max_concurrency``); there are as many actors as that needs, at most as many as the
+    cluster's CPUs hold. An input goes to the actor with the fewest inputs in
     flight. A worker that dies is restarted once by Ray and its inputs are retried once
     there; after that they fail (and a resume runs them again).
     """
@@ -206,10 +209,11 @@ class RayItemRunner:
         self._crews: dict[int, tuple[Any, Any]] = {}
 
     def _start(self, limit: int) -> None:
-        """The actor pool: as many actors as the cluster has room for, no more than inputs in flight."""
+        """The actor pool: enough actors for ``limit`` inputs in flight at ``RUNS_PER_WORKER``
+        each, no more than the cluster has room for (each actor costs a worker process)."""
         if self._actors:
             return
-        count = max(1, min(self._size, limit))
+        count = max(1, min(self._size, -(-limit // RUNS_PER_WORKER)))
         per_actor = max(1, -(-limit // count))
         cls = self._ray.remote(BatchWorker).options(max_concurrency=per_actor, **self._options)
         self._actors = [cls.remote() for _ in range(count)]
