@@ -80,7 +80,7 @@ class Crew(CrewSpec):
         """Run the crew once per inputs dict and return the outputs in input order.
 
         One after the other by default (as CrewAI); ``max_concurrency=N`` overlaps N runs;
-        ``executor=RayExecutor(...)`` runs each input as one Ray task. A failed input does
+        ``executor=RayExecutor(...)`` runs each input on a Ray worker. A failed input does
         not stop the others: a :class:`~crewgraph.errors.BatchError` at the end names the
         failed inputs and holds the other outputs. With checkpointing on the batch is
         recorded and ``from_checkpoint=batch_id`` (or True) re-runs only unfinished inputs.

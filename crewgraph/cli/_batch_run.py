@@ -43,7 +43,7 @@ RayOpt = Annotated[
     str | None,
     typer.Option("--ray", metavar="ADDRESS",
                  help="Run on a Ray cluster: auto, ray://host:10001, or local (a Ray on this machine); "
-                      "a batch runs each input as one Ray task.", show_default=False),
+                      "a batch runs each input as a whole crew run on a Ray worker.", show_default=False),
 ]
 BatchOpt = Annotated[
     Path | None,
