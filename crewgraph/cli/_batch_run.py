@@ -13,9 +13,12 @@ Outputs go to stdout in input order once the batch ends.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
@@ -25,6 +28,7 @@ from crewgraph.cli._errors import UsageProblem, UserError, describe
 from crewgraph.cli._target import Target
 
 __all__ = [
+    "BatchHooks",
     "BatchOpt",
     "BatchProgress",
     "ConcurrencyOpt",
@@ -32,9 +36,10 @@ __all__ = [
     "batch_inputs",
     "load_batch_file",
     "make_ray_executor",
+    "print_batch",
     "progress_line",
     "run_batch_target",
-    "use_executor",
+    "single_run",
 ]
 
 _LOG_EVERY_S = 5.0
@@ -98,14 +103,15 @@ def make_ray_executor(address: str) -> Any:
     return RayExecutor(address=address)
 
 
-def use_executor(target: Target, executor: Any) -> None:
-    """A single (non-batch) run on Ray: the crew's node steps run on the cluster."""
-    if target.kind != "crew" and not hasattr(target.obj, "executor"):
-        raise UserError(f"--ray runs crews and flows with an executor setting; {target.label} has none")
-    try:
-        target.obj.executor = executor
-    except (AttributeError, ValueError) as exc:
-        raise UserError(f"{target.label}: cannot run on Ray ({exc})") from None
+def single_run(target: Target, executor: Any) -> Callable[[], Any]:
+    """The call that kicks a (non-batch) target off, on ``executor`` when ``--ray`` was given."""
+    obj = target.obj
+    if executor is None:
+        return lambda: obj.kickoff(inputs={})
+    if "executor" not in inspect.signature(obj.kickoff).parameters:
+        raise UserError(f"--ray: {target.label} cannot run its steps on an executor; run a batch on Ray "
+                        "(--batch FILE or a list of inputs) instead")
+    return lambda: obj.kickoff(inputs={}, executor=executor)
 
 
 def progress_line(done: int, total: int, failed: int, elapsed: float, batch_id: str | None = None) -> str:
@@ -161,14 +167,23 @@ def run_batch_target(target: Target, inputs: list[dict[str, Any]], *, executor: 
     """Run the crew over ``inputs`` with progress; print the outputs; fail naming failed inputs."""
     if target.kind != "crew":
         raise UserError(f"a batch of inputs runs a crew; {target.label} is a {target.kind}")
-    crew = target.obj
+    results = _run_with_progress(target.obj, inputs, executor=executor, max_concurrency=max_concurrency,
+                                 quiet=quiet, from_checkpoint=None)
+    print_batch(results, as_json)
+    _raise_failures(results)
+
+
+def _run_with_progress(crew: Any, inputs: list[dict[str, Any]], *, executor: Any, max_concurrency: int | None,
+                       quiet: bool, from_checkpoint: Any) -> list[Any]:
+    """The batch's results in input order, with the progress line on stderr unless ``quiet``."""
     if quiet:
         crew.verbose = False
         for agent in crew.agents:
             agent.verbose = False
-    resume = True if getattr(crew, "checkpoint", None) else None  # the same command again resumes
+    if from_checkpoint is None and getattr(crew, "checkpoint", None):
+        from_checkpoint = True  # the same command again resumes the unfinished batch
     batch = crew.kickoff_for_each_iter(inputs, executor=executor, max_concurrency=max_concurrency,
-                                       from_checkpoint=resume)
+                                       from_checkpoint=from_checkpoint)
     progress = None if quiet else BatchProgress(len(inputs))
     results: dict[int, Any] = {}
     try:
@@ -179,26 +194,89 @@ def run_batch_target(target: Target, inputs: list[dict[str, Any]], *, executor: 
     finally:
         if progress is not None:
             progress.close()
-    _print(results, as_json)
-    failed = [r for _, r in sorted(results.items()) if not r.ok]
-    if failed:
-        shown = "; ".join(f"inputs[{r.index}]: {describe(r.exception) if r.exception else r.error}"
-                          for r in failed[:3]) + ("; ..." if len(failed) > 3 else "")
-        again = (f"; run the same command again to re-run only those (batch {batch.batch_id})"
-                 if batch.batch_id else "")
-        raise UserError(f"{len(failed)} of {len(inputs)} inputs failed ({shown}){again}")
+    return [results[i] for i in sorted(results)]
 
 
-def _print(results: dict[int, Any], as_json: bool) -> None:
-    ordered = [results[i] for i in sorted(results)]
+def _raise_failures(results: list[Any]) -> None:
+    failed = [r for r in results if not r.ok]
+    if not failed:
+        return
+    batch_id = next((r.batch_id for r in results if r.batch_id), None)
+    shown = "; ".join(f"inputs[{r.index}]: {describe(r.exception) if r.exception else r.error}"
+                      for r in failed[:3]) + ("; ..." if len(failed) > 3 else "")
+    again = f"; run the same command again to re-run only those (batch {batch_id})" if batch_id else ""
+    raise UserError(f"{len(failed)} of {len(results)} inputs failed ({shown}){again}")
+
+
+def print_batch(results: list[Any], as_json: bool) -> None:
+    """Each input's output on stdout in input order (``--json``: one object per input)."""
     if as_json:
         rows = [{"index": r.index, "inputs": r.inputs, "raw": getattr(r.output, "raw", None), "error": r.error,
-                 "run_id": r.run_id, "restored": r.restored} for r in ordered]
+                 "run_id": r.run_id, "restored": r.restored} for r in results]
         typer.echo(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
         return
-    for r in ordered:
+    for r in results:
         if r.ok:
             typer.echo(getattr(r.output, "raw", ""))
+
+
+class BatchHooks:
+    """While the project's entry function runs: its ``kickoff_for_each`` becomes a CLI batch
+    (checkpoint, ``--llm``, ``-i`` overrides on every input, ``--ray``, the progress line),
+    and with ``--ray`` its single kickoffs run their steps on the executor."""
+
+    def __init__(self, session: Any, *, executor: Any, max_concurrency: int | None) -> None:
+        self.session = session
+        self.executor = executor
+        self.max_concurrency = max_concurrency
+        self.outputs: list[Any] | None = None
+
+    def _batch(self, crew: Any, inputs: Any, original: Callable[..., Any], **kwargs: Any) -> Any:
+        from crewgraph.cli._kickoff import configure_checkpoint
+        from crewgraph.runner.batch import check_inputs
+
+        from crewgraph.cli._entry import _inside
+
+        session = self.session
+        if getattr(crew, "stream", False) or _inside.get():  # a flow's own batches run as the flow says
+            if _inside.get():
+                session._apply_llm(crew)
+            return original(crew, inputs, **kwargs)
+        session._apply_llm(crew)
+        target = Target(obj=crew, kind="crew", label=getattr(crew, "_factory_ref", None) or session.label)
+        configure_checkpoint(target, session.checkpoint, session.db)
+        items = [{**item, **session.overrides} for item in check_inputs(inputs)]
+        results = _run_with_progress(
+            crew, items, executor=kwargs.get("executor") or self.executor,
+            max_concurrency=kwargs.get("max_concurrency") or self.max_concurrency, quiet=session.quiet,
+            from_checkpoint=kwargs.get("from_checkpoint"),
+        )
+        self.outputs = results
+        _raise_failures(results)
+        return [r.output for r in results]
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[BatchHooks]:
+        from crewgraph.crew import Crew
+
+        hooks = self
+        for_each, kickoff = Crew.kickoff_for_each, Crew.kickoff
+
+        def kickoff_for_each(crew: Any, inputs: Any, **kwargs: Any) -> Any:
+            return hooks._batch(crew, inputs, for_each, **kwargs)
+
+        def kickoff_on_executor(crew: Any, *args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("executor", hooks.executor)
+            return kickoff(crew, *args, **kwargs)
+
+        Crew.kickoff_for_each = kickoff_for_each  # type: ignore[method-assign,assignment]
+        if self.executor is not None and "executor" in inspect.signature(kickoff).parameters:
+            Crew.kickoff = kickoff_on_executor  # type: ignore[method-assign,assignment]
+        try:
+            yield self
+        finally:
+            Crew.kickoff_for_each = for_each  # type: ignore[method-assign]
+            Crew.kickoff = kickoff  # type: ignore[method-assign]
 
 
 def batch_inputs(batch_file: Path | None, target: Target, given: list[str] | None) -> list[dict[str, Any]] | None:

@@ -79,21 +79,49 @@ def test_failed_inputs_fail_the_command_and_running_it_again_reruns_only_them(
     assert (tmp_path / "calls.txt").read_text().split() == ["bad"]
 
 
+def _crew_ref(project: Path) -> tuple[Path, str]:
+    """(main.py, "pkg.crew:ClassName") of a scaffolded project."""
+    (main,) = (project / "src").glob("*/main.py")
+    line = next(x for x in main.read_text(encoding="utf-8").splitlines() if x.startswith("from ") and ".crew import" in x)
+    module, name = line[len("from "):].split(" import ")
+    return main, f"{module}:{name.strip()}"
+
+
 def test_a_list_of_project_inputs_runs_as_a_batch(cli, project: Path) -> None:
+    _main, ref = _crew_ref(project)
     pyproject = project / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8").replace(
-        '[tool.crewgraph.inputs]\ntopic = "AI agents"',
-        '[[tool.crewgraph.inputs]]\ntopic = "AI agents"\n\n[[tool.crewgraph.inputs]]\ntopic = "robots"',
+        '[tool.crewgraph]\ntype = "crew"\n',
+        f'[tool.crewgraph]\ntype = "crew"\ncrew = "{ref}"\n\n[[tool.crewgraph.inputs]]\ntopic = "AI agents"\n'
+        'current_year = "2026"\n\n[[tool.crewgraph.inputs]]\ntopic = "robots"\ncurrent_year = "2026"\n',
     )
     assert "[[tool.crewgraph.inputs]]" in text
     pyproject.write_text(text, encoding="utf-8")
     result = cli("run", "--llm", "fake", "--json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
-    assert [r["inputs"] for r in rows] == [{"topic": "AI agents"}, {"topic": "robots"}]
+    assert [r["inputs"]["topic"] for r in rows] == ["AI agents", "robots"]
     assert "2/2 done" in result.stderr
     bad = cli("run", "--llm", "fake", "-i", "topic=x")
     assert bad.exit_code == 2 and "--inputs cannot be combined with a batch" in bad.stderr
+
+
+def test_a_project_whose_run_calls_kickoff_for_each_runs_as_a_batch(cli, project: Path) -> None:
+    main, ref = _crew_ref(project)
+    text = main.read_text(encoding="utf-8")
+    cls = ref.split(":")[1]
+    main.write_text(text[: text.index("def run() -> None:")] + (
+        "def run() -> None:\n"
+        f"    outs = {cls}().crew().kickoff_for_each(\n"
+        "        inputs=[{'topic': t, 'current_year': '2026'} for t in ('ants', 'bees', 'cats')])\n"
+        "    print(len(outs), 'outputs')\n"
+    ), encoding="utf-8")
+    result = cli("run", "--llm", "fake", "--json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["inputs"]["topic"] for r in rows] == ["ants", "bees", "cats"]
+    assert all(r["raw"] and r["run_id"] for r in rows)
+    assert "3/3 done" in result.stderr and "3 outputs" in result.stderr  # the entry's prints go to stderr
 
 
 def test_bad_batch_files_are_one_line_errors(cli, write_module, tmp_path: Path) -> None:
@@ -106,3 +134,4 @@ def test_bad_batch_files_are_one_line_errors(cli, write_module, tmp_path: Path) 
     assert result.exit_code == 1 and "item 1: each input must be a JSON object" in result.stderr
     result = cli("run", f"{mod}:crew", "--batch", "missing.json")
     assert result.exit_code == 1 and "cannot read it" in result.stderr
+
