@@ -232,10 +232,9 @@ class BatchHooks:
         self.outputs: list[Any] | None = None
 
     def _batch(self, crew: Any, inputs: Any, original: Callable[..., Any], **kwargs: Any) -> Any:
+        from crewgraph.cli._entry import _inside
         from crewgraph.cli._kickoff import configure_checkpoint
         from crewgraph.runner.batch import check_inputs
-
-        from crewgraph.cli._entry import _inside
 
         session = self.session
         if getattr(crew, "stream", False) or _inside.get():  # a flow's own batches run as the flow says
