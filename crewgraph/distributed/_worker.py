@@ -95,6 +95,18 @@ class _Collector:
         return True
 
 
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    """This worker's event loop, kept between steps: model clients keep their connections
+    (a Ray task runs on the worker's main thread, one at a time)."""
+    global _LOOP
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP
+
+
 def _prepare_worker() -> None:
     from crewgraph.distributed._limits import install_endpoint_limits
 
@@ -137,7 +149,7 @@ def run_remote_step(data: bytes) -> bytes:
     total = UsageTotal()
     try:
         with run_scope(step.run_id), usage_scope(total), _driver_hooks(step.global_hooks):
-            reply.result = asyncio.run(step.node.run(ctx))
+            reply.result = _loop().run_until_complete(step.node.run(ctx))
     except BaseException as exc:
         reply.error = exc
     finally:
@@ -166,7 +178,7 @@ def run_remote_call(data: bytes) -> bytes:
         with run_scope(call.run_id), usage_scope(total), _driver_hooks(call.global_hooks):
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
-                value = asyncio.run(_awaited(value))
+                value = _loop().run_until_complete(_awaited(value))
         reply.value = value
     except BaseException as exc:
         reply.error = exc

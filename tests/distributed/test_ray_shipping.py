@@ -107,7 +107,10 @@ def test_invalid_resources_are_refused_when_the_task_is_made(bad: Any) -> None:
 
 
 def test_global_hooks_registered_on_the_driver_run_on_the_workers(ray_cluster: Any) -> None:
-    from crewgraph.hooks.llm_hooks import register_after_llm_call_hook, unregister_after_llm_call_hook
+    from crewgraph.hooks.llm_hooks import (
+        register_after_llm_call_hook,
+        unregister_after_llm_call_hook,
+    )
 
     def shout(context: Any) -> str:
         return str(context.response).upper()
