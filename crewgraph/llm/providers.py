@@ -191,7 +191,7 @@ def resolve(
                 f"{', '.join(known_prefixes())} (no prefix means OpenAI). To send this name as is to an "
                 "OpenAI-compatible server (vLLM, a gateway), give base_url=... or set OPENAI_BASE_URL."
             )
-        return _target(openai, model.strip(), configured, api_key, None)
+        return _target(openai, model.strip(), configured, api_key, None, configured=configured is not None)
     provider = PROVIDERS[prefix]
     configured = base_url or _env(provider.base_url_envs)
     if configured is not None:
@@ -203,18 +203,27 @@ def resolve(
         )
     if provider.azure:
         api_version = api_version or _env(("AZURE_API_VERSION", "OPENAI_API_VERSION")) or DEFAULT_AZURE_API_VERSION
-    return _target(provider, rest, configured or provider.base_url, api_key, api_version)
+    return _target(provider, rest, configured or provider.base_url, api_key, api_version,
+                   configured=configured is not None)
 
 
 def _target(
-    provider: Provider, model: str, base_url: str | None, api_key: str | None, api_version: str | None
+    provider: Provider,
+    model: str,
+    base_url: str | None,
+    api_key: str | None,
+    api_version: str | None,
+    *,
+    configured: bool,
 ) -> Resolved:
+    """``configured``: the user pointed at a server (base_url or its variable); the provider's own
+    default endpoint is not that, so ``openai/gpt-4o`` without a key still says which key to set."""
     key = api_key or _env(provider.key_envs)
     missing = None
     if not key:
         if not provider.needs_key:
             key = _PLACEHOLDER_KEY if provider.name != "ollama" else "ollama"
-        elif provider.name == "openai" and base_url is not None:
+        elif provider.name == "openai" and configured:
             key = _PLACEHOLDER_KEY  # a configured OpenAI-compatible server (often local) needs none
         else:
             names = " or ".join(provider.key_envs)

@@ -132,3 +132,16 @@ def test_azure_uses_the_sdks_azure_client(server: OpenAICompatServer, monkeypatc
     monkeypatch.delenv("AZURE_API_BASE")
     with pytest.raises(ConfigurationError, match="AZURE_API_BASE"):
         LLM(model="azure/my-gpt4o-deployment")
+
+
+def test_openai_prefix_without_a_key_names_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``openai/gpt-4o-mini`` with no key once took OpenAI's own endpoint for a configured local
+    server, sent a placeholder key and retried a connection to api.openai.com."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    from crewgraph.llm import LLM
+
+    target = LLM(model="openai/gpt-4o-mini").target()
+    assert target.missing_key is not None and "OPENAI_API_KEY" in target.missing_key
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert LLM(model="openai/gpt-4o-mini").target().missing_key is None  # a configured server needs none
