@@ -57,7 +57,9 @@ logger = logging.getLogger("crewgraph.checkpoint")
 
 C = TypeVar("C", bound="CrewSpec")
 
-_UNFINISHED = ("running", "failed", "cancelled", "forked")
+_UNFINISHED = ("running", "failed", "cancelled", "forked", "paused")
+"""Statuses ``from_checkpoint=True`` resumes (a paused run waits for a review: it pauses again
+until ``crew.resume(run_id, answer)`` gives one, rather than a second run starting)."""
 _TASK_FIELDS = ("description", "expected_output", "agent", "output")
 
 

@@ -246,3 +246,12 @@ def test_a_guardrail_redo_of_a_reviewed_task_is_not_reviewed_again(tmp_path: Pat
     out = crew.resume(first.run_id, "")
     assert not out.pending and out.raw == "short" and checked == ["a rather long draft", "short"]
     assert len(llm.calls) == 2
+
+
+def test_from_checkpoint_true_picks_up_the_paused_run(tmp_path: Path) -> None:
+    db = tmp_path / "cp.db"
+    llm = FakeLLM(["haiku", "Title"])
+    first = _crew(llm, db).kickoff()
+    again = _crew(llm, db).kickoff(from_checkpoint=True)  # the same run, still waiting: no second run
+    assert isinstance(again, PendingCrewRun) and again.run_id == first.run_id and len(llm.calls) == 1
+    assert _crew(llm, db).resume(first.run_id, "").raw == "Title"
