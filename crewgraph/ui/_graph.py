@@ -110,7 +110,11 @@ def build_run_graph(run: dict[str, Any], db: Path, flow_db: Path, registry: Any,
     if job is not None and job.done.is_set() and job.run_graph is not None:
         return job.run_graph
     rg: RunGraph | None
-    if run["store"] == "flows":
+    if run["store"] == "memory":  # nothing stored it: what the job saw, or an empty graph while it runs
+        import networkx as nx
+
+        rg = RunGraph(run_id=run["run_id"], name=run["name"], graph=nx.DiGraph(), status=run["status"])
+    elif run["store"] == "flows":
         rg = _flow_graph(run, flow_db)
         if rg is None:
             import networkx as nx
