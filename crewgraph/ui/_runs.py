@@ -20,7 +20,7 @@ from crewgraph.checkpoint import SQLiteCheckpointStore
 from crewgraph.checkpoint.setup import FACTORY_META_KEY
 from crewgraph.errors import CheckpointError
 
-__all__ = ["COST_NOTE", "crew_runs", "job_summary", "find_run", "flow_runs", "node_output", "open_flow_store", "saved_nodes"]
+__all__ = ["COST_NOTE", "crew_runs", "find_run", "flow_runs", "job_summary", "node_output", "open_flow_store", "saved_nodes"]
 
 COST_NOTE = "unknown: crewgraph records tokens, not prices"
 
