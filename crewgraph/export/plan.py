@@ -9,8 +9,7 @@ from crewgraph.export._jsonable import jsonable
 from crewgraph.export.styles import KIND_ORDER, edge_style, kind_style
 
 if TYPE_CHECKING:
-    import networkx as nx
-
+    from crewgraph.graph.digraph import Digraph
     from crewgraph.graph.execution_graph import ExecutionGraph
 
 __all__ = [
@@ -28,7 +27,7 @@ _RANKDIRS = ("TB", "LR", "BT", "RL")
 
 
 def ordered_edges(
-    graph: nx.DiGraph, keep: set[str] | None = None
+    graph: Digraph, keep: set[str] | None = None
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """Edges sorted by the insertion position of their ends, so the DOT text (and
     therefore the drawing) is the same every time for the same graph."""
@@ -111,7 +110,7 @@ def plan_to_dot(
     key of the kinds shown. The same graph always gives the same text.
     """
     direction = check_rankdir(rankdir)
-    g = graph.graph
+    g = graph.digraph
     keep = {node_id for node_id, kind in g.nodes(data="kind") if show_tools or kind != "tool"}
     lines = header_lines(graph.name, direction, graph.name if title is None else title)
     kinds: set[str] = set()
@@ -146,7 +145,7 @@ def plan_to_json(graph: ExecutionGraph) -> dict[str, Any]:
     each node is its ``describe()`` plus ``kind`` and ``plan_only``; each edge has
     ``source``, ``target``, ``kind`` and any other attributes (a route ``label``...).
     Everything is JSON-serialisable."""
-    g = graph.graph
+    g = graph.digraph
     nodes = []
     for node_id, data in g.nodes(data=True):
         node = data.get("node")

@@ -31,8 +31,7 @@ from crewgraph.export.plan import (
 from crewgraph.export.styles import STATUS_COLOURS, edge_style, kind_style, status_colour
 
 if TYPE_CHECKING:
-    import networkx as nx
-
+    from crewgraph.graph.digraph import Digraph
     from crewgraph.graph.run_record import RunGraph, RunRecord
 
 __all__ = ["format_duration", "handled_failure", "run_to_dot", "run_to_json"]
@@ -53,7 +52,7 @@ def format_duration(ms: float) -> str:
     return f"{minutes}m {rest:02d}s"
 
 
-def _record(graph: nx.DiGraph, node_id: str) -> RunRecord:
+def _record(graph: Digraph, node_id: str) -> RunRecord:
     from crewgraph.graph.run_record import RunRecord
 
     data = graph.nodes[node_id]
@@ -69,7 +68,7 @@ def _record(graph: nx.DiGraph, node_id: str) -> RunRecord:
     )
 
 
-def _is_template(graph: nx.DiGraph, node_id: str, record: RunRecord) -> bool:
+def _is_template(graph: Digraph, node_id: str, record: RunRecord) -> bool:
     """A plan-only tool template (never scheduled): its node says so, or failing that,
     it never ran and is reached only by "may call" edges."""
     node = graph.nodes[node_id].get("node")
@@ -126,7 +125,7 @@ def _tooltip(record: RunRecord) -> str:
     return text[:_TOOLTIP_MAX]
 
 
-def _spawn_edges(graph: nx.DiGraph, keep: set[str]) -> list[tuple[str, str]]:
+def _spawn_edges(graph: Digraph, keep: set[str]) -> list[tuple[str, str]]:
     """parent -> child for spawned nodes the runtime did not join by an edge itself."""
     missing = []
     for node_id in graph.nodes:
@@ -143,7 +142,7 @@ def _spawn_edges(graph: nx.DiGraph, keep: set[str]) -> list[tuple[str, str]]:
 
 
 def _visible(run_graph: RunGraph, show_tools: bool, show_templates: bool) -> set[str]:
-    g = run_graph.graph
+    g = run_graph.digraph
     keep = set()
     for node_id in g.nodes:
         record = _record(g, node_id)
@@ -196,7 +195,7 @@ def run_to_dot(
     ``legend=True`` adds keys for kinds and statuses.
     """
     direction = check_rankdir(rankdir)
-    g = run_graph.graph
+    g = run_graph.digraph
     keep = _visible(run_graph, show_tools, show_templates)
     lines = header_lines(run_graph.name, direction, _title(run_graph))
     kinds: set[str] = set()
@@ -237,7 +236,7 @@ def run_to_json(run_graph: RunGraph) -> dict[str, Any]:
     """The run as JSON: status and error, each node's ``RunRecord.to_json()``, the
     edges (with ``spawned`` edges from parents to the tool calls they made) and
     totals. Everything is JSON-serialisable."""
-    g = run_graph.graph
+    g = run_graph.digraph
     records = [_record(g, node_id) for node_id in g.nodes]
     edges = []
     for u, v, data in ordered_edges(g):
