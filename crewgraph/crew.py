@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crewgraph.outputs import CrewOutput
 from crewgraph.spec.crew import CrewSpec
 
 if TYPE_CHECKING:
     from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.outputs import CrewOutput
     from crewgraph.streaming import CrewStreamingOutput
 
 __all__ = ["Crew"]

@@ -6,40 +6,14 @@ Field names follow CrewAI's (``raw``, ``pydantic``, ``json_dict``,
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from crewgraph.usage_metrics import UsageMetrics
+
 __all__ = ["CrewOutput", "LiteAgentOutput", "OutputFormat", "TaskOutput", "UsageMetrics"]
-
-
-class UsageMetrics(BaseModel):
-    """Token accounting, summed per LLM call, per task and per crew."""
-
-    model_config = ConfigDict(defer_build=True)
-
-    total_tokens: int = 0
-    prompt_tokens: int = 0
-    cached_prompt_tokens: int = 0
-    completion_tokens: int = 0
-    successful_requests: int = 0
-
-    def add(self, other: UsageMetrics | None) -> UsageMetrics:
-        """Return a new UsageMetrics that is the sum of ``self`` and ``other``."""
-        if other is None:
-            return self.model_copy()
-        return UsageMetrics(
-            total_tokens=self.total_tokens + other.total_tokens,
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            successful_requests=self.successful_requests + other.successful_requests,
-        )
-
-    def __add__(self, other: UsageMetrics) -> UsageMetrics:
-        return self.add(other)
 
 
 class OutputFormat(str, Enum):
@@ -70,6 +44,8 @@ class _Result(BaseModel):
     def json(self) -> str | None:  # type: ignore[override]
         """The JSON text of the structured output, as CrewAI exposes it."""
         if self.json_dict is not None:
+            import json  # not at import time: `from crewgraph import ...` stays within its budget
+
             return json.dumps(self.json_dict)
         if self.pydantic is not None:
             return self.pydantic.model_dump_json()

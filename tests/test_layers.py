@@ -21,7 +21,11 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "checkpoint": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.compiler",
                    "crewgraph.runtime", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
     "runtime": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.flow",
-                "crewgraph.project", "crewgraph.cli"),
+                "crewgraph.project", "crewgraph.cli", "crewgraph.distributed"),
+    # the Ray executor plugs into the scheduler from beside it: it knows nodes and the runtime,
+    # never the facades or the run paths that hand it to the scheduler
+    "distributed": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.flow",
+                    "crewgraph.project", "crewgraph.cli"),
     "compiler": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.project", "crewgraph.cli"),
     "streaming": ("crewgraph.crew", "crewgraph.runner", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
     "runner": ("crewgraph.crew", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),

@@ -10,47 +10,34 @@ stays fast and works without credentials.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
-from crewgraph.errors import LLMError
-from crewgraph.llm._clients import LoopClients, preload
-from crewgraph.llm._retry import DEFAULT_MAX_RETRIES, RetrySettings, call_with_retries
-from crewgraph.llm._windows import context_window_for
 from crewgraph.llm.base import BaseLLM
-from crewgraph.llm.providers import PROVIDERS, Resolved, resolve, split_prefix
-from crewgraph.llm.rate_limit import shared_limiter
-from crewgraph.llm.settings import env_float, env_int
-from crewgraph.llm.structured import (
-    MODE_ORDER,
-    NoStructuredReply,
-    StructuredMode,
-    create_structured,
-    is_response_format_rejection,
-    is_tools_rejection,
-    mode_plan,
-    parse_model_output,
-    remember_mode,
-    usage_from_completion,
-)
-from crewgraph.llm.types import LLMResponse, OnChunk, ToolCall, ToolSpec
-from crewgraph.outputs import UsageMetrics
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from crewgraph.llm.providers import Resolved
+    from crewgraph.llm.structured import StructuredMode
+    from crewgraph.llm.types import LLMResponse, OnChunk, ToolSpec
+
+# The helpers below (providers, retries, rate limits, structured output, the SDK) are imported
+# where they are first used: `from crewgraph import LLM` only defines this class, so it costs
+# next to nothing at import time (issue 18's import budget).
 
 __all__ = ["LLM"]
 
-_log = logging.getLogger("crewgraph.llm")
-
-OLLAMA_BASE_URL = PROVIDERS["ollama"].base_url
+OLLAMA_BASE_URL = "http://localhost:11434/v1"
+"""Ollama's OpenAI-compatible endpoint (the ``ollama`` provider's; kept here for old imports)."""
 DEFAULT_TIMEOUT = 60.0
 _REQUEST_PARAMS = frozenset({
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "n",
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs",
     "tool_choice", "parallel_tool_calls", "reasoning_effort", "user", "timeout",
 })
-_MODE_ORDER: tuple[str, ...] = MODE_ORDER
+_MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json_object", "json")
+"""``crewgraph.llm.structured.MODE_ORDER`` (a test keeps the two equal)."""
 _CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream"})
 """Keywords of ``acall`` that steer the call itself and are never sent as request parameters."""
 _REJECTED = {
@@ -117,6 +104,12 @@ class LLM(BaseLLM):
         validation_retries: int = 2,
         **extra_body_params: Any,
     ) -> None:
+        from crewgraph.llm._clients import LoopClients
+        from crewgraph.llm._retry import DEFAULT_MAX_RETRIES, RetrySettings
+        from crewgraph.llm.providers import PROVIDERS, resolve, split_prefix
+        from crewgraph.llm.rate_limit import shared_limiter
+        from crewgraph.llm.settings import env_float, env_int
+
         if structured_mode not in ("auto", *_MODE_ORDER):
             raise ValueError(
                 "structured_mode must be 'auto', 'tools', 'json_schema', 'json_object' or 'json', "
@@ -189,6 +182,9 @@ class LLM(BaseLLM):
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        from crewgraph.llm._clients import LoopClients
+        from crewgraph.llm.rate_limit import shared_limiter
+
         self.__dict__.update(state)
         self.rate_limiter = shared_limiter(self.rate_limit_key, self.max_rpm)
         self._clients = LoopClients(self._new_client)
@@ -200,6 +196,8 @@ class LLM(BaseLLM):
 
     def target(self) -> Resolved:
         """Where calls go now: the registry's answer for this model (environment read afresh)."""
+        from crewgraph.llm.providers import resolve
+
         return resolve(self.requested_model, base_url=self.base_url, api_key=self.api_key,
                        api_version=self.api_version)
 
@@ -221,14 +219,20 @@ class LLM(BaseLLM):
 
     def get_context_window_size(self) -> int:
         """``context_window_size`` if given, else what is known of the model (8192 for unknown ones)."""
+        from crewgraph.llm._windows import context_window_for
+
         return self.context_window_size or context_window_for(self.model)
 
     async def _client(self) -> Any:
         """The ``AsyncOpenAI`` client of the running event loop (see ``_clients``)."""
+        from crewgraph.llm._clients import preload
+
         await preload("openai")
         return await self._clients.get()
 
     def _new_client(self) -> Any:
+        from crewgraph.errors import LLMError
+
         target = self.target()
         if target.missing_key:
             if target.provider.name == "openai":
@@ -286,6 +290,8 @@ class LLM(BaseLLM):
         """
         emit: Callable[[Any], None] | None = kwargs.get("emit")
         on_chunk: OnChunk | None = kwargs.get("on_chunk")
+        from crewgraph.llm.structured import parse_model_output
+
         params = self._params(kwargs)
         if response_model is not None and not tools:
             return await self._structured(messages, response_model, params, emit)
@@ -314,6 +320,8 @@ class LLM(BaseLLM):
     ) -> LLMResponse:
         client = await self._client()
         request = self._chat_request(messages, tools, params)
+        from crewgraph.llm._retry import call_with_retries
+
 
         async def _attempt() -> Any:
             await self.rate_limiter.acquire()
@@ -344,6 +352,8 @@ class LLM(BaseLLM):
 
     def _refuses_tools(self, tools: list[ToolSpec] | None, status: int | None, message: str) -> bool:
         """A tools rejection is final (and remembered): retrying the same request cannot help."""
+        from crewgraph.llm.structured import is_tools_rejection
+
         if tools and is_tools_rejection(status, message):
             self._unsupported_modes.add("tools")
             return True
@@ -365,6 +375,10 @@ class LLM(BaseLLM):
         return await chat_stream(self, messages, tools, params, emit, on_chunk, internal=internal)
 
     def _to_response(self, completion: Any) -> LLMResponse:
+        from crewgraph.errors import LLMError
+        from crewgraph.llm.structured import usage_from_completion
+        from crewgraph.llm.types import LLMResponse, ToolCall
+
         choices = getattr(completion, "choices", None) or []
         if not choices:
             raise LLMError(f"LLM {self.model!r} returned no choices ({self.endpoint})")
@@ -388,6 +402,8 @@ class LLM(BaseLLM):
         )
 
     def _modes(self) -> list[str]:
+        from crewgraph.llm.structured import mode_plan
+
         if self.structured_mode != "auto":
             return [self.structured_mode]
         modes = [m for m in _MODE_ORDER if m not in self._unsupported_modes]
@@ -403,6 +419,12 @@ class LLM(BaseLLM):
         """Structured call through instructor, falling back across modes on ``auto``: past a mode
         the server rejects (remembered by this client) or one whose reply held nothing
         parseable; the mode that worked is remembered for this endpoint and model."""
+        import logging
+
+        from crewgraph.errors import LLMError
+        from crewgraph.llm.structured import NoStructuredReply, remember_mode
+        from crewgraph.outputs import UsageMetrics
+
         modes = self._modes()
         ignored = UsageMetrics()  # replies that held nothing parseable cost tokens too
         for index, mode in enumerate(modes):
@@ -412,7 +434,7 @@ class LLM(BaseLLM):
                     mode, messages, response_model, params, emit, can_fall_back=can_fall_back
                 )
             except NoStructuredReply as exc:
-                _log.info("LLM %s: %s; trying the next mode", self.model, exc)
+                logging.getLogger("crewgraph.llm").info("LLM %s: %s; trying the next mode", self.model, exc)
                 if exc.usage is not None:
                     ignored = ignored + exc.usage
                 continue
@@ -434,6 +456,18 @@ class LLM(BaseLLM):
         can_fall_back: bool,
     ) -> LLMResponse | None:
         """One mode's attempt; None when the server rejected the mode and a fallback exists."""
+        import logging
+
+        from crewgraph.errors import LLMError
+        from crewgraph.llm._clients import preload
+        from crewgraph.llm._retry import call_with_retries
+        from crewgraph.llm.structured import (
+            create_structured,
+            is_response_format_rejection,
+            is_tools_rejection,
+        )
+        from crewgraph.llm.types import LLMResponse
+
         client = await self._client()
         await preload("instructor")
         rejected = is_tools_rejection if mode == "tools" else is_response_format_rejection
@@ -469,7 +503,7 @@ class LLM(BaseLLM):
             )
         except LLMError:
             if refusals:
-                _log.info("LLM %s: server rejected %s mode (%s); falling back",
+                logging.getLogger("crewgraph.llm").info("LLM %s: server rejected %s mode (%s); falling back",
                           self.model, mode, refusals[-1])
                 return None
             raise

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
     Field,
     PrivateAttr,
-    field_serializer,
     field_validator,
     model_validator,
 )
 
-from crewgraph.spec._dump import named_for_json, tools_for_json
+from crewgraph.spec._dump import JSON_NAMED
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     check_guardrail,
@@ -45,11 +44,11 @@ class Agent(BaseAgent):
 
     # id, role, goal, backstory, llm, tools, max_iter, max_rpm, allow_delegation, verbose,
     # cache and memory come from BaseAgent.
-    function_calling_llm: Any = Field(default=None)
+    function_calling_llm: Annotated[Any, JSON_NAMED] = Field(default=None)
     max_execution_time: float | None = Field(default=None, gt=0)
     max_retry_limit: int = Field(default=2, ge=0)
     tool_failure_policy: Any = None
-    step_callback: Callable[..., Any] | None = None
+    step_callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     max_tool_result_chars: int | None = Field(
         default=None, ge=1, description="Most characters of one tool result the model reads"
     )
@@ -67,7 +66,7 @@ class Agent(BaseAgent):
     allow_code_execution: bool = Field(default=False, description="Give the agent CodeInterpreterTool")
     code_execution_mode: Literal["safe", "unsafe"] = "safe"
     multimodal: bool = Field(default=False, description="Send image/PDF/audio input files to the model as content")
-    guardrail: Any = Field(
+    guardrail: Annotated[Any, JSON_NAMED] = Field(
         default=None, description="Checks every answer of this agent: a (TaskOutput) -> (bool, Any) function or a text"
     )
     guardrail_max_retries: int = Field(default=3, ge=0, description="Redos the agent's guardrail allows")
@@ -75,7 +74,7 @@ class Agent(BaseAgent):
         default_factory=list, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
     )
     knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
-    embedder: Any = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
+    embedder: Annotated[Any, JSON_NAMED] = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
     mcps: list[Any] = Field(
         default_factory=list,
@@ -86,14 +85,6 @@ class Agent(BaseAgent):
     @classmethod
     def _merge_config(cls, data: Any) -> Any:
         return reject_unsupported(merge_config(data, "Agent"), "Agent", cls.model_fields)
-
-    @field_serializer("tools", when_used="json")
-    def _tools_json(self, tools: list[Any]) -> list[Any]:
-        return tools_for_json(tools, f"Agent {self.role!r}")
-
-    @field_serializer("llm", "function_calling_llm", "step_callback", "memory", "embedder", "guardrail", when_used="json")
-    def _name_objects(self, value: Any) -> Any:
-        return named_for_json(value, f"Agent {self.role!r}")
 
     @field_validator("date_format")
     @classmethod

@@ -21,10 +21,11 @@ from __future__ import annotations
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator
 
+from crewgraph.spec._dump import JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._validators import check_llm, check_tools
 
 __all__ = ["BaseAgent"]
@@ -33,7 +34,15 @@ __all__ = ["BaseAgent"]
 class BaseAgent(BaseModel, ABC):
     """Abstract Base Class for all third party agents compatible with crewgraph (and CrewAI)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True, extra="forbid", defer_build=True)
+    # polymorphic_serialization: a Task's or Crew's agent dumps as its own class (CrewAI's
+    # SerializeAsAny[BaseAgent], without importing pydantic's serializer module).
+    model_config = ConfigDict(
+        arbitrary_types_allowed=True,
+        validate_assignment=True,
+        extra="forbid",
+        defer_build=True,
+        polymorphic_serialization=True,
+    )
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     role: str = Field(min_length=1, description="Role of the agent")
@@ -43,10 +52,10 @@ class BaseAgent(BaseModel, ABC):
     verbose: bool = False
     max_rpm: int | None = Field(default=None, ge=1)
     allow_delegation: bool = False
-    tools: list[Any] = Field(default_factory=list)
+    tools: Annotated[list[Any], JSON_TOOLS] = Field(default_factory=list)
     max_iter: int = Field(default=25, ge=1)
-    llm: Any = Field(default=None, description="Model name or BaseLLM; None uses the crew's")
-    memory: Any = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
+    llm: Annotated[Any, JSON_NAMED] = Field(default=None, description="Model name or BaseLLM; None uses the crew's")
+    memory: Annotated[Any, JSON_NAMED] = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_base_llm = field_validator("llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))

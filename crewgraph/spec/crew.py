@@ -20,19 +20,17 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SerializeAsAny,
     field_validator,
     model_validator,
 )
 
-from crewgraph.outputs import UsageMetrics
-from crewgraph.spec._crew_rules import crew_problems, raise_problems
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import check_knowledge_sources, check_llm, check_policy
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.base_agent import BaseAgent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
+from crewgraph.usage_metrics import UsageMetrics
 
 __all__ = ["CrewSpec"]
 
@@ -44,7 +42,7 @@ class CrewSpec(BaseModel):
 
     id: UUID4 = Field(default_factory=uuid.uuid4, frozen=True)
     name: str | None = "crew"
-    agents: list[SerializeAsAny[BaseAgent]] = Field(default_factory=list)
+    agents: list[BaseAgent] = Field(default_factory=list)
     tasks: list[Task] = Field(default_factory=list)
     process: Process = Process.sequential
     verbose: bool = False
@@ -116,6 +114,8 @@ class CrewSpec(BaseModel):
             if task.agent is not None and task.agent.id not in known and task.agent.id != manager:
                 self.agents.append(task.agent)
                 known.add(task.agent.id)
+        from crewgraph.spec._crew_rules import crew_problems, raise_problems
+
         raise_problems(type(self).__name__, crew_problems(self), self)
         return self
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     UUID4,
@@ -13,15 +13,11 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    SerializeAsAny,
-    field_serializer,
     field_validator,
     model_validator,
 )
 
-from crewgraph._internal.interpolate import placeholder_names
-from crewgraph.outputs import TaskOutput
-from crewgraph.spec._dump import named_for_json, tools_for_json
+from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     check_guardrail,
@@ -35,6 +31,8 @@ from crewgraph.spec.base_agent import BaseAgent
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from crewgraph.outputs import TaskOutput
 
 __all__ = ["Task"]
 
@@ -52,21 +50,21 @@ class Task(BaseModel):
     name: str | None = None
     description: str = Field(min_length=1)
     expected_output: str = Field(min_length=1)
-    agent: SerializeAsAny[BaseAgent] | None = None
+    agent: BaseAgent | None = None
     context: list[Task] | None = None
     async_execution: bool = False
-    output_json: type[BaseModel] | None = None
-    output_pydantic: type[BaseModel] | None = None
-    response_model: type[BaseModel] | None = None
-    tools: list[Any] = Field(default_factory=list)
+    output_json: Annotated[type[BaseModel] | None, JSON_CLASS_NAME] = None
+    output_pydantic: Annotated[type[BaseModel] | None, JSON_CLASS_NAME] = None
+    response_model: Annotated[type[BaseModel] | None, JSON_CLASS_NAME] = None
+    tools: Annotated[list[Any], JSON_TOOLS] = Field(default_factory=list)
     output_file: str | None = None
     create_directory: bool = True
     human_input: bool = False
     markdown: bool = False
-    guardrail: Any = None
-    guardrails: list[Any] | None = None
+    guardrail: Annotated[Any, JSON_NAMED] = None
+    guardrails: Annotated[list[Any] | None, JSON_NAMED] = None
     guardrail_max_retries: int = Field(default=3, ge=0)
-    callback: Callable[..., Any] | None = None
+    callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     tool_failure_policy: Any = None
     _tools_from_agent: bool = PrivateAttr(default=False)
     _output: TaskOutput | None = PrivateAttr(default=None)
@@ -97,19 +95,6 @@ class Task(BaseModel):
     _validate_input_files = field_validator("input_files", mode="before")(
         classmethod(lambda cls, v: check_input_files(v))
     )
-
-    @field_serializer("tools", when_used="json")
-    def _tools_json(self, tools: list[Any]) -> list[Any]:
-        return tools_for_json(tools, f"Task {self.display_name()!r}")
-
-    @field_serializer("guardrail", "guardrails", "callback", when_used="json")
-    def _name_callables(self, value: Any) -> Any:
-        return named_for_json(value, f"Task {self.display_name()!r}")
-
-    @field_serializer("output_json", "output_pydantic", "response_model", when_used="json")
-    def _name_models(self, value: type[BaseModel] | None) -> str | None:
-        """A model class is named by ``module:qualname`` (that names it fully: no warning)."""
-        return None if value is None else f"{value.__module__}:{value.__qualname__}"
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
 
@@ -215,6 +200,8 @@ class Task(BaseModel):
     def placeholders(self) -> set[str]:
         """Names of ``{placeholders}`` in the description, expected output and output file that
         the kickoff inputs must provide (an input file's name is provided by the file)."""
+        from crewgraph._internal.interpolate import placeholder_names
+
         found: set[str] = set()
         for text in (self.description, self.expected_output, self.output_file or ""):
             found.update(placeholder_names(text))

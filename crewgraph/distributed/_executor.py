@@ -1,0 +1,247 @@
+"""``RayExecutor``: the policy that runs node steps as Ray tasks.
+
+What stays on the driver (the process that called ``kickoff``): the scheduler
+with its ready-set, joins, retries (the node's RetryPolicy), timeouts,
+events, run records and checkpoints. What goes to a worker: one call of
+``node.run(ctx)`` with a serialisable slice of the context (inputs, upstream
+and earlier outputs, the run's default model, the tool cache, the extras). The
+events the step emits on the worker come back with its ``NodeResult`` and are
+re-emitted on the driver in order, so listeners, the executed graph and the
+checkpoints see what a local run shows.
+
+Some steps never leave the driver: joins, conditions and plain routers are
+bookkeeping (shipping them would cost more than running them), and a task
+that asks a person (``human_input``) must ask where the person is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import socket
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.errors import ConfigurationError, CrewGraphError
+
+if TYPE_CHECKING:
+    from crewgraph.graph.node import Node
+
+__all__ = ["RayExecutor", "WorkerLostError"]
+
+DEFAULT_CONNECT_TIMEOUT = 10.0
+"""Seconds a kickoff waits for a cluster address to answer before one clear error."""
+
+
+class WorkerLostError(CrewGraphError):
+    """The Ray worker (or its machine) running a node step died before the step finished.
+
+    Retryable: the scheduler retries the node under its RetryPolicy, and Ray places the
+    new attempt on a live worker.
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, node_id: str = "") -> None:
+        super().__init__(message)
+        self.node_id = node_id
+
+
+def _check_resources(what: str, resources: Mapping[str, Any] | None) -> dict[str, float]:
+    """A resource request as Ray takes it: names to non-negative finite numbers."""
+    if resources is None:
+        return {}
+    if not isinstance(resources, Mapping):
+        raise ConfigurationError(f"{what}: resources must be a mapping of name to amount, got {resources!r}")
+    out: dict[str, float] = {}
+    for name, amount in resources.items():
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(f"{what}: resource names must be non-empty strings, got {name!r}")
+        if isinstance(amount, bool) or not isinstance(amount, int | float) or not math.isfinite(amount) or amount < 0:
+            raise ConfigurationError(
+                f"{what}: resource {name!r} must be a non-negative number, got {amount!r}"
+            )
+        out[name] = float(amount)
+    return out
+
+
+class RayExecutor:
+    """Run node steps on a Ray cluster.
+
+    - ``address``: ``None`` joins the Ray this process is already connected to, else
+      starts a local one; ``"auto"`` joins the cluster ``ray start`` left on this machine
+      (or ``$RAY_ADDRESS``); ``"host:6379"`` a cluster's head; ``"ray://host:10001"``
+      a cluster through Ray Client.
+    - ``num_cpus_per_node``: CPUs each step asks for (Ray's default is 1; fractions let
+      several LLM-bound steps share a core).
+    - ``resources``: extra resources every step asks for (a node's own ``resources``,
+      from ``Task(resources=...)`` or a tool's ``resources``, are added to them).
+    - ``runtime_env``: Ray's runtime environment for the workers (``working_dir``,
+      ``pip``, ``env_vars``...) -- how the project's own code reaches a remote cluster.
+    - ``connect_timeout``: how long kickoff waits for the address to answer.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        num_cpus_per_node: float | None = None,
+        resources: Mapping[str, float] | None = None,
+        runtime_env: Mapping[str, Any] | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    ) -> None:
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            raise ConfigurationError(f"RayExecutor: address must be None, 'auto' or 'host:port', got {address!r}")
+        if num_cpus_per_node is not None and (
+            isinstance(num_cpus_per_node, bool)
+            or not isinstance(num_cpus_per_node, int | float)
+            or not math.isfinite(num_cpus_per_node)
+            or num_cpus_per_node < 0
+        ):
+            raise ConfigurationError(
+                f"RayExecutor: num_cpus_per_node must be a non-negative number, got {num_cpus_per_node!r}"
+            )
+        if runtime_env is not None and not isinstance(runtime_env, Mapping):
+            raise ConfigurationError(f"RayExecutor: runtime_env must be a mapping, got {type(runtime_env).__name__}")
+        if not isinstance(connect_timeout, int | float) or connect_timeout <= 0:
+            raise ConfigurationError(f"RayExecutor: connect_timeout must be positive seconds, got {connect_timeout!r}")
+        self.address = address.strip() if isinstance(address, str) else None
+        self.num_cpus_per_node = None if num_cpus_per_node is None else float(num_cpus_per_node)
+        self.resources = _check_resources("RayExecutor", resources)
+        self.runtime_env = dict(runtime_env or {})
+        self.connect_timeout = float(connect_timeout)
+        self._lock = threading.Lock()
+        self._connected = False
+        self._started_here = False
+
+    def __repr__(self) -> str:
+        return f"RayExecutor(address={self.address!r})"
+
+    def __reduce__(self) -> Any:
+        # Sent along with a crew (a flow method kicking off a crew on a worker): the
+        # configuration travels, the connection is made again where it is used.
+        return (
+            _rebuild,
+            (self.address, self.num_cpus_per_node, self.resources, self.runtime_env, self.connect_timeout),
+        )
+
+    # ------------------------------------------------------------------ connection
+    def connect(self) -> Any:
+        """Connect to the cluster once (bounded by ``connect_timeout``); returns the ``ray`` module."""
+        ray = import_ray()
+        with self._lock:
+            if self._connected and ray.is_initialized():
+                return ray
+            if ray.is_initialized():
+                self._connected = True
+                return ray
+            address = self.address
+            if address is not None and address != "local":
+                _check_reachable(address, self.connect_timeout)
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry the user did not ask for
+            kwargs: dict[str, Any] = {
+                "address": address,
+                "ignore_reinit_error": True,
+                "log_to_driver": False,
+                "include_dashboard": False,
+            }
+            if self.runtime_env:
+                kwargs["runtime_env"] = self.runtime_env
+            if address is not None and address.startswith("ray://"):
+                kwargs.pop("include_dashboard")
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
+                raise ConfigurationError(
+                    f"RayExecutor: could not connect to the Ray cluster at {address or 'a new local Ray'}: {exc}"
+                ) from exc
+            self._connected = True
+            self._started_here = address is None
+            return ray
+
+    # ------------------------------------------------------------------ placement
+    def step_options(self, node: Node) -> dict[str, Any]:
+        """Ray task options for one node: this executor's CPUs and resources plus the node's."""
+        options: dict[str, Any] = {"max_retries": 0}  # the node's RetryPolicy retries, not Ray
+        if self.num_cpus_per_node is not None:
+            options["num_cpus"] = self.num_cpus_per_node
+        wanted = dict(self.resources)
+        for name, amount in getattr(node, "resources", ()) or ():
+            wanted[name] = wanted.get(name, 0.0) + float(amount)
+        cpus = wanted.pop("CPU", None)
+        gpus = wanted.pop("GPU", None)
+        memory = wanted.pop("memory", None)
+        if cpus is not None:
+            options["num_cpus"] = cpus
+        if gpus is not None:
+            options["num_gpus"] = gpus
+        if memory is not None:
+            options["memory"] = memory
+        if wanted:
+            options["resources"] = wanted
+        return options
+
+
+def _rebuild(
+    address: str | None,
+    num_cpus: float | None,
+    resources: dict[str, float],
+    runtime_env: dict[str, Any],
+    connect_timeout: float,
+) -> RayExecutor:
+    return RayExecutor(
+        address, num_cpus_per_node=num_cpus, resources=resources, runtime_env=runtime_env,
+        connect_timeout=connect_timeout,
+    )
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a MissingExtraError naming ``crewgraph[ray]``."""
+    from crewgraph._internal.extras import import_extra
+
+    return import_extra("ray", "ray", "Ray execution (RayExecutor)")
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``host:port`` or ``ray://host:port`` address; None for ``auto``."""
+    text = address.removeprefix("ray://")
+    if text in ("auto", "local") or ":" not in text:
+        if text == "auto":
+            env = os.environ.get("RAY_ADDRESS", "").strip()
+            return _host_port(env) if env and env != "auto" else None
+        return None
+    host, _, port = text.rpartition(":")
+    try:
+        return host.strip("[]"), int(port)
+    except ValueError:
+        raise ConfigurationError(f"RayExecutor: address {address!r} is not 'host:port'") from None
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """One clear error, within ``timeout`` seconds, when nothing answers at ``address``.
+
+    Ray itself keeps retrying an unreachable head for minutes before it gives up."""
+    target = _host_port(address)
+    if target is None:
+        return
+    host, port = target
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ConfigurationError(
+            f"RayExecutor: no Ray cluster answers at {address!r} (tried for {timeout:g}s: {exc}). "
+            "Start one with `ray start --head` and pass its address, or use address=None for a local Ray."
+        ) from None
+
+
+async def await_ref(ref: Any) -> Any:
+    """Await a Ray ObjectRef on this event loop (cancelling the task if the await is cancelled)."""
+    ray = import_ray()
+    try:
+        return await ref
+    except asyncio.CancelledError:
+        ray.cancel(ref, force=True)
+        raise
