@@ -37,11 +37,13 @@ __all__ = [
     "html_label",
     "label_lines",
     "legend_cluster",
+    "name",
     "new_digraph",
     "node",
     "same_rank",
     "shorten",
     "text",
+    "tooltip",
 ]
 
 Attrs = Mapping[str, str | int | float | None]
@@ -74,12 +76,25 @@ def label_lines(value: object, *, width: int = 24, max_len: int = 60) -> list[st
     return textwrap.wrap(short, width=width, break_long_words=True) or [""]
 
 
+def _escaped_lines(value: object, backslash: str) -> str:
+    lines = clean(value).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\\n".join(line.replace("\\", backslash) for line in lines)
+
+
 def text(value: object) -> str:
     """A plain (non-HTML) DOT string: each line of ``value`` literal, lines joined by ``\\n``."""
     from graphviz import nohtml
 
-    lines = clean(value).replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return nohtml("\\n".join(line.replace("\\", "\\\\") for line in lines))
+    return nohtml(_escaped_lines(value, "\\\\"))
+
+
+def tooltip(value: object) -> str:
+    """Like :func:`text`, for ``tooltip``: Graphviz (2.43) expands escapes in a tooltip
+    twice, so a literal backslash is written as four (two would turn ``a\\N`` into the
+    node's name)."""
+    from graphviz import nohtml
+
+    return nohtml(_escaped_lines(value, "\\" * 4))
 
 
 def html_label(rows: Iterable[tuple[str, str]]) -> str:
@@ -102,6 +117,14 @@ def html_label(rows: Iterable[tuple[str, str]]) -> str:
     return "<" + "<BR/>".join(parts or [" "]) + ">"
 
 
+def name(node_id: str) -> str:
+    """A node's DOT name: ``node_id`` as it is (names are not escStrings: backslashes are
+    literal there), never read as HTML."""
+    from graphviz import nohtml
+
+    return nohtml(clean(node_id))
+
+
 def _strings(values: Attrs) -> dict[str, str]:
     return {k: v if isinstance(v, str) else str(v) for k, v in values.items() if v is not None}
 
@@ -122,21 +145,21 @@ def node(g: graphviz.Digraph, node_id: str, values: Attrs) -> None:
     """Add node ``node_id``; its SVG element gets ``id="<node_id>"`` (for pages that map clicks)."""
     attrs = _strings(values)
     attrs.setdefault("id", text(node_id))
-    g.node(text(node_id), _attributes=attrs)
+    g.node(name(node_id), _attributes=attrs)
 
 
 def edge(g: graphviz.Digraph, src: str, dst: str, values: Attrs) -> None:
     """Add ``src -> dst`` (ids taken literally: no ``node:port`` parsing)."""
     from graphviz.quoting import attr_list, quote
 
-    g.body.append(f"\t{quote(text(src))} -> {quote(text(dst))}{attr_list(attributes=_strings(values))}\n")
+    g.body.append(f"\t{quote(name(src))} -> {quote(name(dst))}{attr_list(attributes=_strings(values))}\n")
 
 
 def same_rank(g: graphviz.Digraph, ids: Iterable[str]) -> None:
     """Keep ``ids`` on one rank (one row top-to-bottom), in the given order."""
     from graphviz.quoting import quote
 
-    names = " ".join(quote(text(i)) for i in ids)
+    names = " ".join(quote(name(i)) for i in ids)
     g.body.append(f"\t{{rank=same; {names}}}\n")
 
 

@@ -98,7 +98,8 @@ def scene_to_mermaid(scene: Scene, direction: str = "TB") -> str:
     """The scene as a Mermaid ``flowchart`` (one line per statement, two-space indents)."""
     taken: dict[str, str] = {}
     ids = {node_id: mermaid_id(node_id, taken) for node_id in scene.nodes}
-    title = _WS.sub(" ", clean(scene.title).replace("\n", " · ")).replace("%", "").strip()
+    title = _WS.sub(" ", clean(scene.title).replace("\n", " · ")).strip()
+    title = "".join(ch for ch in title if ch not in "%{}")
     lines = [f"flowchart {direction}", f"  %% {title}"]
     clustered = {n for c in scene.clusters for n in c.nodes}
     for node_id, node in scene.nodes.items():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from crewgraph.errors import CrewGraphError
 
-__all__ = ["FORMATS", "ExportError", "GraphvizNotFoundError", "render_dot"]
+__all__ = ["FORMATS", "ExportError", "GraphvizNotFoundError", "render_dot", "write_text"]
 
 FORMATS = frozenset(
     {"svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps", "json", "plain", "dot", "gv"}
@@ -121,3 +121,14 @@ def _atomic_write(target: Path, data: bytes) -> None:
         os.replace(tmp_name, target)
     finally:
         Path(tmp_name).unlink(missing_ok=True)
+
+
+def write_text(text: str, path: str | Path, default_suffix: str = "") -> Path:
+    """Write ``text`` (DOT, Mermaid) to ``path`` atomically, adding ``default_suffix`` when the
+    name has none; parent folders are created."""
+    target = Path(path).expanduser()
+    if not target.suffix and default_suffix:
+        target = target.with_name(target.name + default_suffix)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(target, text.encode("utf-8"))
+    return target

@@ -159,7 +159,7 @@ def _node_attrs(node: SceneNode) -> dict[str, str | int | float | None]:
         "shape": node.shape,
         "style": node.style,
         "fillcolor": node.fill,
-        "tooltip": _dot.text(node.tooltip),
+        "tooltip": _dot.tooltip(node.tooltip),
     }
     if node.outline is not None:
         values["color"] = node.outline
