@@ -97,9 +97,10 @@ def tooltip(value: object) -> str:
     return nohtml(_escaped_lines(value, "\\" * 4))
 
 
-def html_label(rows: Iterable[tuple[str, str]]) -> str:
+def html_label(rows: Iterable[tuple[str, str]], *, left: bool = False) -> str:
     """An HTML-like label of ``(style, text)`` rows, each escaped. Styles: ``title`` (bold),
-    ``plain``, ``arg`` (italic, dark), ``small`` (grey, smaller), ``error`` (dark red, smaller)."""
+    ``plain``, ``arg`` (italic, dark), ``small`` (grey, smaller), ``error`` (dark red, smaller);
+    ``left=True`` justifies every line to the left (a box title)."""
     parts = []
     for style, value in rows:
         safe = html.escape(_WS_RE.sub(" ", clean(value)).strip(), quote=True)
@@ -114,6 +115,8 @@ def html_label(rows: Iterable[tuple[str, str]]) -> str:
         elif style == "error":
             safe = f'<FONT POINT-SIZE="9" COLOR="#842029">{safe}</FONT>'
         parts.append(safe)
+    if left:  # each line (the last too: a trailing break) flush left
+        return "<" + "".join(f'{part}<BR ALIGN="LEFT"/>' for part in parts or [" "]) + ">"
     return "<" + "<BR/>".join(parts or [" "]) + ">"
 
 

@@ -199,7 +199,7 @@ def scene_to_dot(scene: Scene, rankdir: str) -> str:
         with g.subgraph(name=cluster.name) as sub:
             rows = [("title", cluster.title)] + ([("small", cluster.subtitle)] if cluster.subtitle else [])
             sub.attr(
-                label=_dot.html_label(rows),
+                label=_dot.html_label(rows, left=True),
                 id=_dot.text(f"cluster:{cluster.key}"),
                 style="rounded,filled",
                 fillcolor="#f8f9fa",
