@@ -1,9 +1,11 @@
 """Rendering DOT text to a file with Graphviz's ``dot`` program.
 
-We call the ``dot`` binary directly (the same program the ``graphviz``
-package shells out to) instead of ``graphviz.Source.render``: that method
+The DOT is built with the ``graphviz`` package (:mod:`crewgraph.export._dot`);
+to draw it we call the ``dot`` binary directly (the same program that package
+shells out to) instead of ``graphviz.Source.render``/``pipe``: ``render``
 appends its own suffixes and leaves a source file next to the output, while
-users of ``crew.render("plan.svg")`` expect exactly ``plan.svg``. Output is
+users of ``crew.render("plan.svg")`` expect exactly ``plan.svg``, and neither
+takes a timeout, while every wait here is bounded. Output is
 written to a temporary file and moved into place, so a failed render never
 leaves a truncated picture behind.
 """

@@ -1,10 +1,13 @@
-"""The executed graph of a run as DOT text and JSON (``RunGraph.to_dot/to_json``).
+"""The executed graph of a run as DOT, Mermaid and JSON (``RunGraph.to_dot/to_mermaid/to_json``).
 
 Same shapes as the plan (kind), but filled by *status*: completed green,
-failed red, cancelled/skipped grey, restored from a checkpoint blue, still
-pending white. Each label adds what happened: duration, tokens, retries and
-the first words of an error. Tool calls an agent step made appear as child
-nodes joined to their parent step by bold "called" edges.
+failed red, cancelled/skipped grey, restored from a checkpoint blue, paused
+orange, still pending white. Each label adds what happened: duration, tokens,
+retries and the first words of an error; a tool call its key argument
+(:mod:`crewgraph.export.keyarg`). Each task is a box; the calls a step made
+sit in rows under it, repeated ones collapsed (:mod:`crewgraph.export.grouping`,
+:mod:`crewgraph.export.scene`). Outlines point at what the fill hides: thick
+red on failures, thick orange on what succeeded only after retries.
 
 A tool call that failed under a ``warn``/``ignore`` policy *completed* as a
 node (the model got the failure as its tool result and the run went on), so

@@ -58,6 +58,7 @@ STATUS_COLOURS: dict[str, str] = {
     "skipped": "#d9d9d9",
     "restored": "#a9c8f0",
     "running": "#fff3a6",
+    "paused": "#ffd8a8",
     "pending": "#ffffff",
 }
 """Fill of a node in the executed graph by status (docs/checkpoints.md, "The executed graph")."""
