@@ -9,8 +9,12 @@ This module is only the API surface: each method is a few lines.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ConfigDict
 
 from crewgraph.spec.crew import CrewSpec
 
@@ -22,8 +26,21 @@ if TYPE_CHECKING:
 __all__ = ["Crew"]
 
 
+class _hybrid:
+    """A method callable on the class or an instance: ``fn(cls, instance_or_None, ...)``."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __get__(self, obj: Any, owner: type) -> Callable[..., Any]:
+        return functools.partial(self.fn, owner, obj)
+
+
 class Crew(CrewSpec):
     """A team of agents working through tasks. Field names follow CrewAI."""
+
+    model_config = ConfigDict(ignored_types=(_hybrid,))
 
     # ------------------------------------------------------------------ plan
     def compile(self, inputs: dict[str, Any] | None = None) -> ExecutionGraph:
@@ -137,6 +154,32 @@ class Crew(CrewSpec):
         from crewgraph.runner.resume import fork_crew
 
         return fork_crew(cls, config, branch, factory=factory)
+
+    @_hybrid
+    def resume(
+        cls: type[Crew], self: Crew | None, run_id: str, answer: Any = None, *,
+        factory: Any = None, path: str | Path | None = None,
+    ) -> CrewOutput:
+        """Continue run ``run_id`` -- paused for a ``human_input`` review (give the ``answer``:
+        feedback makes the agent revise, ``""`` accepts its draft; a dict ``{task: answer}``
+        when several wait) or interrupted -- in this or any later process, without running a
+        completed task or model call again. On an instance the run resumes with that crew; on
+        the class (``Crew.resume(...)``) the crew is rebuilt by ``factory`` or the factory the
+        run recorded. Returns the crew's output, or a new ``PendingCrewRun`` if it asks again."""
+        from crewgraph._internal.sync import run_sync
+        from crewgraph.runner.human_pause import resume_crew
+
+        return run_sync(resume_crew(cls, self, run_id, answer, factory=factory, path=path))
+
+    @_hybrid
+    async def aresume(
+        cls: type[Crew], self: Crew | None, run_id: str, answer: Any = None, *,
+        factory: Any = None, path: str | Path | None = None,
+    ) -> CrewOutput:
+        """:meth:`resume` on the current event loop."""
+        from crewgraph.runner.human_pause import resume_crew
+
+        return await resume_crew(cls, self, run_id, answer, factory=factory, path=path)
 
     def list_checkpoints(self, path: str | Path | None = None) -> list[Any]:
         """This crew's checkpointed runs (``CheckpointInfo``), newest first."""

@@ -13,7 +13,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crewgraph.usage_metrics import UsageMetrics
 
-__all__ = ["CrewOutput", "LiteAgentOutput", "OutputFormat", "TaskOutput", "UsageMetrics"]
+__all__ = [
+    "CrewOutput",
+    "LiteAgentOutput",
+    "OutputFormat",
+    "PendingCrewRun",
+    "PendingTaskQuestion",
+    "TaskOutput",
+    "UsageMetrics",
+]
 
 
 class OutputFormat(str, Enum):
@@ -98,6 +106,47 @@ class CrewOutput(_Result):
         if self.json_dict is not None and key in self.json_dict:
             return self.json_dict[key]
         raise KeyError(f"Key '{key}' not found in CrewOutput.")
+
+    @property
+    def pending(self) -> bool:
+        """False: the crew finished. A paused run returns a :class:`PendingCrewRun` instead."""
+        return False
+
+
+class PendingTaskQuestion(BaseModel):
+    """One review a paused crew waits for: ``task``'s ``draft`` answer, shown with ``question``.
+    ``key`` identifies it within the run (``<step node id>#<n>``: the n-th review of that step)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    task: str
+    agent: str = ""
+    question: str
+    draft: str = ""
+    key: str
+
+
+class PendingCrewRun(CrewOutput):
+    """What ``kickoff`` returns when a ``human_input`` task paused the crew for a person's
+    review (a persisted input provider with checkpointing on). ``crew.resume(run_id,
+    answer)`` (or ``crewgraph checkpoints resume RUN --answer TEXT``) continues it; an empty
+    answer accepts the draft. ``tasks_output`` holds the tasks completed so far; ``raw``
+    is empty: the crew has no final answer yet."""
+
+    crew_name: str = "crew"
+    questions: list[PendingTaskQuestion] = Field(default_factory=list)
+
+    @property
+    def pending(self) -> bool:
+        return True
+
+    @property
+    def question(self) -> str:
+        return self.questions[0].question if self.questions else ""
+
+    def __str__(self) -> str:
+        asked = "; ".join(f"task {q.task!r}" for q in self.questions)
+        return f"crew {self.crew_name!r} run {self.run_id} is paused, waiting for a human review ({asked})"
 
 
 class LiteAgentOutput(BaseModel):

@@ -160,16 +160,35 @@ def _summary(console: Any, target: Target, result: Any, seconds: float) -> None:
     run = f" · run {run_id}" if run_id else ""
     from rich.markup import escape
 
+    if getattr(result, "pending", False) is True:
+        console.print(f"[bold yellow]⏸ {target.kind} {escape(repr(target.name))} paused for a review[/] "
+                      f"after {seconds:.2f}s{tokens}{run}")
+        return
     console.print(f"[bold green]✔ {target.kind} {escape(repr(target.name))} finished[/] in {seconds:.2f}s{tokens}{run}")
 
 
 def print_result(result: Any, as_json: bool) -> None:
     """The answer on stdout: ``raw`` text, or with ``--json`` a JSON document."""
+    if getattr(result, "pending", False) is True and hasattr(result, "questions"):
+        _print_pending(result, as_json)
+        return
     if as_json:
         typer.echo(json.dumps(_jsonable(result), indent=2, ensure_ascii=False, default=str))
         return
     raw = getattr(result, "raw", None)
     typer.echo(raw if isinstance(raw, str) else ("" if result is None else str(result)))
+
+
+def _print_pending(result: Any, as_json: bool) -> None:
+    """A crew paused for a human_input review: the question, and how to answer it."""
+    if as_json:
+        questions = [q.model_dump() for q in result.questions]
+        typer.echo(json.dumps({"run_id": result.run_id, "status": "paused", "questions": questions}, indent=2))
+        return
+    typer.echo(str(result))
+    for q in result.questions:
+        typer.echo(q.question)
+    typer.echo(f"Resume with: crewgraph checkpoints resume {result.run_id} --answer TEXT")
 
 
 def _jsonable(result: Any) -> Any:

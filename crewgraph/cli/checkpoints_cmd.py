@@ -134,11 +134,16 @@ def resume(
     llm: LlmOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    answer: Annotated[
+        str | None,
+        typer.Option("--answer", "-a", help="The review a paused human_input task waits for ('' accepts its draft)."),
+    ] = None,
 ) -> None:
     """Resume a run: restore its finished nodes and run the rest (with the run's inputs).
 
     Without MODULE:ATTR, the crew the run recorded (crewgraph run stores its MODULE:ATTR)
-    is rebuilt, else the project in the current folder.
+    is rebuilt, else the project in the current folder. A run paused for a human_input
+    review needs --answer: feedback makes the agent revise, an empty answer accepts.
     """
     run_id = _resolve(run_id, db)
     found = _resume_target(target, run_id, db)
@@ -147,6 +152,10 @@ def resume(
         raise UserError(f"{found.label} does not support checkpoints")
     with _open(config.path) as store:
         info = store.get_run(run_id)
+        if answer is not None or info.status == "paused":
+            from crewgraph.runner.human_pause import record_answer
+
+            record_answer(store, run_id, answer)
     stored = info.meta.get("inputs")
     data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
     apply_llm(found, llm)

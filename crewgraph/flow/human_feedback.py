@@ -88,8 +88,12 @@ class PersistedInputProvider:
     """Pause the run until the question is answered with ``Flow.resume(run_id, answer)``.
 
     Needs a persisted flow (the run must be saved to be resumed): ``@persist`` on the
-    class, or ``checkpoint = True``.
+    class, or ``checkpoint = True``. As a crew's ``input_provider`` it pauses a checkpointed
+    crew at its ``human_input`` reviews until ``crew.resume(run_id, answer)``.
     """
+
+    pauses = True
+    """Crews read this: the run pauses for the answer instead of asking anyone now."""
 
     def ask(self, question: str, *, timeout: float | None = None) -> str:
         call = current_call()

@@ -88,6 +88,13 @@ async def _run_crew(
     tasks_by_final = {p["final"]: crew.tasks[p["index"]] for p in graph.meta["tasks"]}
     skipped: set[str] = set()  # keys of conditional tasks whose condition said no
     state = _run_state(crew)
+    from crewgraph.runner.human_pause import pause_state
+
+    reviews = pause_state(crew, checkpoint.store, run_id)  # a provider that pauses for human_input
+    if reviews is not None:
+        from crewgraph.nodes.human_input import HUMAN_INPUT_KEY
+
+        state.extras[HUMAN_INPUT_KEY] = reviews
     if on_chunk is not None:
         from crewgraph.streaming.chunks import chunk_sink
 
@@ -118,8 +125,13 @@ async def _run_crew(
         return None
 
     def on_node_restored(node: Node, output: Any) -> Any:
+        if is_skipped(node, output):
+            skipped.add(node.id.rsplit(".", 1)[0])  # the condition said no in the first run
         task = tasks_by_final.get(node.id)
         if task is not None and isinstance(output, TaskOutput):
+            if node.id.rsplit(".", 1)[0] in skipped:
+                task.record_output(output)  # a skipped task: no output file or callbacks
+                return None
             restore_output_file(task, output, inputs)
             return callbacks.restored(node.id, task, output)  # those that had not completed
         return None
@@ -134,9 +146,8 @@ async def _run_crew(
         state=state,
         max_concurrency=crew.max_concurrency,
         checkpointer=checkpoint.store,
-        # A restored condition would lose its route: conditions run again (they are cheap and
-        # read the restored previous output), everything behind them is restored as usual.
-        restored={k: v for k, v in checkpoint.restored.items() if not k.endswith(".condition")},
+        # A restored condition fires the route it took then: it is not asked again.
+        restored=checkpoint.restored,
         on_node_finished=on_node_finished,
         on_node_restored=on_node_restored,
         source=crew,
@@ -149,6 +160,13 @@ async def _run_crew(
         with LLMCallTracer(scheduler, crew):
             async with run_sessions():
                 result = await scheduler.run()
+        if reviews is not None and checkpoint.store is not None:
+            from crewgraph.runner.human_pause import clear_pause, save_pause
+
+            if result.paused:
+                save_pause(checkpoint.store, run_id, result.paused, reviews)
+            else:
+                clear_pause(checkpoint.store, run_id, reviews)
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:
@@ -167,6 +185,13 @@ async def _run_crew(
             checkpoint.store.close()
     _mark_skipped(scheduler, skipped)
     output = _crew_output(graph, result)
+    if result.paused:  # waiting for a person's review: the crew has not finished
+        from crewgraph.runner.human_pause import paused_output
+
+        crew.usage_metrics = output.token_usage
+        crew._last_run = result
+        await crewgraph_event_bus.adrain()
+        return paused_output(crew, output, result.paused)
     for cb in crew.after_kickoff_callbacks:
         changed = cb(output)
         if changed is not None:

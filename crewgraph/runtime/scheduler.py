@@ -11,10 +11,13 @@ Semantics
   A step that returns ``spawn`` releases its slot while its children run.
 - Each step runs under the node's RetryPolicy/TimeoutPolicy; a node that
   still fails is fatal: the rest of the run is cancelled and the error raised.
-- After a node finishes, the checkpointer saves its output before any
-  successor starts; nodes in ``restored`` are not run again (they call
-  ``on_node_restored``, not ``on_node_finished``: their side effects happened in
-  the run that computed them).
+- After a node finishes, the checkpointer saves its output (and its route)
+  before any successor starts; nodes in ``restored`` are not run again (they
+  call ``on_node_restored``, not ``on_node_finished``: their side effects
+  happened in the run that computed them). A restored node fires the route it
+  took in the run that computed it, so a resumed run follows the same branches
+  without asking a router or condition again; a node with routed out-edges
+  whose checkpoint holds no route (saved by an older version) runs again.
 - ``max_executions`` bounds the total executions (loop guard for flows).
 - A node whose result is ``pending`` (it waits for a person) completes nothing:
   the rest of the graph runs to quiescence, then the run ends ``paused`` with
@@ -150,6 +153,7 @@ class Scheduler:
         self.spawn_edges: list[tuple[str, str]] = []
         self._children: dict[str, list[str]] = {}
         self._restored_usage: dict[str, UsageMetrics] = {}
+        self._restored_routes: dict[str, str | None] = {}
         self._executions = 0
         self._fired: dict[str, set[str]] = {n: set() for n in self.plan.nodes}
         self._once_done: set[str] = set()
@@ -187,7 +191,7 @@ class Scheduler:
             self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=node.display_label)
         if self.checkpointer is not None:
             self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
-            self._restored_usage = self._load_restored_usage()
+        self._restored_usage = self._load_restored()
         try:
             for nid in self.plan.entry:
                 self._make_ready(nid, None)
@@ -226,22 +230,28 @@ class Scheduler:
             paused=dict(self.paused),
         )
 
-    def _load_restored_usage(self) -> dict[str, UsageMetrics]:
+    def _load_restored(self) -> dict[str, UsageMetrics]:
         """Tokens each restored node (and what it spawned) spent in the run that computed it,
-        so a resumed run reports the whole run's usage, not only what ran this time."""
+        so a resumed run reports the whole run's usage, not only what ran this time; and the
+        route each one took (``_restored_routes``), so its successors fire as they did then."""
         nodes = getattr(self.checkpointer, "nodes", None)
-        if not self.restored or nodes is None:
-            return {}
         usage: dict[str, UsageMetrics] = {}
-        for saved in nodes(self.run_id):
+        for saved in nodes(self.run_id) if self.restored and nodes is not None else ():
             if saved.node_id not in self.restored:
                 continue
+            if "route" in saved.info:
+                route = saved.info["route"]
+                self._restored_routes[saved.node_id] = route if isinstance(route, str) else None
             data = saved.info.get("run_usage") or saved.info.get("usage")
             if isinstance(data, dict):
                 try:
                     usage[saved.node_id] = UsageMetrics.model_validate(data)
                 except ValueError:
                     continue
+        for nid in list(self.restored):
+            routed = any(r is not None for _dst, r in self.plan.succs.get(nid, ()))
+            if routed and nid not in self._restored_routes:
+                del self.restored[nid]  # which branch it took is unknown: ask it again
         return usage
 
     def _subtree_usage(self, nid: str) -> UsageMetrics:
@@ -281,7 +291,8 @@ class Scheduler:
     def _make_ready(self, nid: str, trigger: str | None) -> None:
         self._trigger[nid] = trigger
         if nid in self.restored and nid not in self.outputs:
-            waiting = self._complete(nid, self.restored[nid], NodeResult(output=self.restored[nid]), restored=True)
+            result = NodeResult(output=self.restored[nid], route=self._restored_routes.get(nid))
+            waiting = self._complete(nid, self.restored[nid], result, restored=True)
             if waiting is not None:  # an async restore hook: successors fire once it is done
                 self._tasks.add(asyncio.ensure_future(waiting))
             return
@@ -367,6 +378,7 @@ class Scheduler:
             if self.checkpointer is not None:
                 info = rec.to_json()
                 info["run_usage"] = self._subtree_usage(nid).model_dump()
+                info["route"] = result.route  # a resume fires the same branch without re-asking
                 self.checkpointer.save_node(self.run_id, nid, output=result.output, info=info)
             waiting = self._complete(nid, result.output, result)
             if waiting is not None:

@@ -71,8 +71,10 @@ class CrewSpec(BaseModel):
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
     )
-    input_provider: Callable[[str], str] | None = Field(
-        default=None, description="Asks a human for feedback on human_input tasks (default: stdin)"
+    input_provider: Any = Field(
+        default=None,
+        description="Reviews human_input answers: a callable fn(prompt) -> str, an object with ask(prompt), "
+        "'console' (default: stdin) or 'persisted' (with checkpointing, the run pauses until crew.resume)",
     )
     output_log_file: bool | str | None = None
     tracing: bool | None = Field(
@@ -97,6 +99,18 @@ class CrewSpec(BaseModel):
     _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))
     )
+
+    @field_validator("input_provider", mode="before")
+    @classmethod
+    def _check_input_provider(cls, value: Any) -> Any:
+        if value is None or callable(value) or callable(getattr(value, "ask", None)):
+            return value
+        if value in ("console", "persisted"):
+            return value
+        raise ValueError(
+            "input_provider must be a callable fn(prompt) -> str, an object with ask(prompt), "
+            f"'console' or 'persisted'; got {value!r}"
+        )
 
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
