@@ -6,7 +6,9 @@ models at import time: ``from crewgraph import Agent, Task, Crew, Process, LLM``
 stays within 1.5x of ``from pydantic import BaseModel`` (issue 18).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic evaluates string annotations with
+# compile()+eval() per field at class creation, about half of this module's import cost
+# (issue 18's import budget). Names only known to type checkers are quoted instead.
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,7 +26,7 @@ class UsageMetrics(BaseModel):
     completion_tokens: int = 0
     successful_requests: int = 0
 
-    def add(self, other: UsageMetrics | None) -> UsageMetrics:
+    def add(self, other: "UsageMetrics | None") -> "UsageMetrics":
         """Return a new UsageMetrics that is the sum of ``self`` and ``other``."""
         if other is None:
             return self.model_copy()
@@ -36,5 +38,5 @@ class UsageMetrics(BaseModel):
             successful_requests=self.successful_requests + other.successful_requests,
         )
 
-    def __add__(self, other: UsageMetrics) -> UsageMetrics:
+    def __add__(self, other: "UsageMetrics") -> "UsageMetrics":
         return self.add(other)

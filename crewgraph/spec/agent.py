@@ -5,7 +5,9 @@ CrewAI's field names and defaults. The compiler turns it into the
 configuration of ``agent_step`` nodes; nothing here calls a model.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic evaluates string annotations with
+# compile()+eval() per field at class creation, about half of this module's import cost
+# (issue 18's import budget). Names only known to type checkers are quoted instead.
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -96,7 +98,7 @@ class Agent(BaseAgent):
         return v
 
     @model_validator(mode="after")
-    def _code_execution_sandbox(self) -> Agent:
+    def _code_execution_sandbox(self) -> "Agent":
         if self.allow_code_execution and self.code_execution_mode == "safe":
             raise ValueError(
                 "allow_code_execution=True with code_execution_mode='safe' asks for CrewAI's Docker "
@@ -123,7 +125,7 @@ class Agent(BaseAgent):
     # ------------------------------------------------------------------ working alone
     def kickoff(
         self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
-    ) -> LiteAgentOutput:
+    ) -> "LiteAgentOutput":
         """Answer ``messages`` (a text, or chat messages) without a crew; ``response_format``
         asks for a structured answer (in ``.pydantic``). Runs as a one-task crew on the same
         engine as a crew (tools, retries, events, guardrail)."""
@@ -134,7 +136,7 @@ class Agent(BaseAgent):
 
     async def kickoff_async(
         self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
-    ) -> LiteAgentOutput:
+    ) -> "LiteAgentOutput":
         """:meth:`kickoff` on the current event loop."""
         from crewgraph.runner.solo import kickoff_agent
 

@@ -16,7 +16,9 @@ In a crew, a task whose agent is not an ``Agent`` compiles to an
 through the same convert / guardrail / memory nodes as any task's.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic evaluates string annotations with
+# compile()+eval() per field at class creation, about half of this module's import cost
+# (issue 18's import budget). Names only known to type checkers are quoted instead.
 
 import uuid
 from abc import ABC, abstractmethod
@@ -69,7 +71,7 @@ class BaseAgent(BaseModel, ABC):
         """Prepare what executes this agent's work, with ``tools``."""
 
     @abstractmethod
-    def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[Any]:
+    def get_delegation_tools(self, agents: "Sequence[BaseAgent]") -> list[Any]:
         """The tools this agent uses to delegate work to (or ask) ``agents``."""
 
     def get_platform_tools(self, apps: list[Any]) -> list[Any]:

@@ -8,7 +8,9 @@ facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
 ``ValidationError`` naming the field, as CrewAI does.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic evaluates string annotations with
+# compile()+eval() per field at class creation, about half of this module's import cost
+# (issue 18's import budget). Names only known to type checkers are quoted instead.
 
 import uuid
 from collections.abc import Callable
@@ -120,7 +122,7 @@ class CrewSpec(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _collect_agents(self) -> CrewSpec:
+    def _collect_agents(self) -> "CrewSpec":
         """Agents referenced by tasks join the crew, as in CrewAI; then the definition rules."""
         known = {a.id for a in self.agents}
         manager = self.manager_agent.id if self.manager_agent is not None else None

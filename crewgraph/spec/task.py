@@ -1,6 +1,8 @@
 """Task: what to do, what a good answer looks like, who does it and what it needs."""
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: pydantic evaluates string annotations with
+# compile()+eval() per field at class creation, about half of this module's import cost
+# (issue 18's import budget). Names only known to type checkers are quoted instead.
 
 import uuid
 from collections.abc import Callable
@@ -51,7 +53,7 @@ class Task(BaseModel):
     description: str = Field(min_length=1)
     expected_output: str = Field(min_length=1)
     agent: BaseAgent | None = None
-    context: list[Task] | None = None
+    context: "list[Task] | None" = None
     async_execution: bool = False
     output_json: Annotated[type[BaseModel] | None, JSON_CLASS_NAME] = None
     output_pydantic: Annotated[type[BaseModel] | None, JSON_CLASS_NAME] = None
@@ -67,7 +69,7 @@ class Task(BaseModel):
     callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     tool_failure_policy: Any = None
     _tools_from_agent: bool = PrivateAttr(default=False)
-    _output: TaskOutput | None = PrivateAttr(default=None)
+    _output: "TaskOutput | None" = PrivateAttr(default=None)
     input_files: dict[str, Any] = Field(
         default_factory=dict,
         description="Files for this task by name: a path or an image URL; {name} in the description names it",
@@ -121,13 +123,13 @@ class Task(BaseModel):
         return check_output_file(v)
 
     @model_validator(mode="after")
-    def _one_output_format(self) -> Task:
+    def _one_output_format(self) -> "Task":
         if self.output_json is not None and self.output_pydantic is not None:
             raise ValueError("set only one of output_json and output_pydantic")
         return self
 
     @model_validator(mode="after")
-    def _agent_tools_by_default(self) -> Task:
+    def _agent_tools_by_default(self) -> "Task":
         """A task that names no tools uses its agent's, as in CrewAI (``task.tools`` shows them)."""
         if not self.tools and self.agent is not None and self.agent.tools:
             self.__dict__["tools"] = list(self.agent.tools)  # no re-validation: they are the agent's, checked
@@ -135,7 +137,7 @@ class Task(BaseModel):
         return self
 
     @property
-    def output(self) -> TaskOutput | None:
+    def output(self) -> "TaskOutput | None":
         """The task's latest result, set when a run of it finishes (as in CrewAI); run state, so
         ``Task(output=...)`` is refused."""
         return self._output
@@ -143,7 +145,7 @@ class Task(BaseModel):
     # --- running it alone (CrewAI's entry points; the runner does the work) ---------------
     def execute_sync(
         self, agent: BaseAgent | None = None, context: str | None = None, tools: list[Any] | None = None
-    ) -> TaskOutput:
+    ) -> "TaskOutput":
         """Run this task on its own and return its output (also kept in ``task.output``).
 
         ``agent`` replaces the task's agent, ``context`` is extra text the agent works with,
@@ -157,7 +159,7 @@ class Task(BaseModel):
 
     def execute_async(
         self, agent: BaseAgent | None = None, context: str | None = None, tools: list[Any] | None = None
-    ) -> Future[TaskOutput]:
+    ) -> "Future[TaskOutput]":
         """:meth:`execute_sync` in a worker thread; returns a ``concurrent.futures.Future``, as CrewAI."""
         from concurrent.futures import Future
         from threading import Thread
@@ -175,7 +177,7 @@ class Task(BaseModel):
         Thread(target=work, name=f"crewgraph-task-{self.display_name()[:20]}", daemon=True).start()
         return future
 
-    def record_output(self, output: TaskOutput) -> None:
+    def record_output(self, output: "TaskOutput") -> None:
         """Keep ``output`` as the task's latest result (``task.output``)."""
         self._output = output
 
