@@ -57,6 +57,16 @@ if [ "$profile" = dev ] && ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/
   fi
 fi
 
+# Chromium and its WebDriver: the web UI's browser test drives a real headless Chromium
+# (skipped without them). Debian's packages, so nothing is downloaded at test time.
+if [ "$profile" = dev ] && ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }; then
+  if can_apt; then
+    step "installing chromium and chromium-driver with apt-get" apt_install chromium chromium-driver
+  else
+    echo "!! chromium/chromedriver are missing: install them (apt-get install chromium chromium-driver) to run the UI browser test" >&2
+  fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
   step "creating .venv with $PYTHON" "$PYTHON" -m venv .venv
 fi

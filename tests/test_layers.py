@@ -33,6 +33,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
               "crewgraph.flow", "crewgraph.project", "crewgraph.cli", "crewgraph.observability"),
     "observability": ("crewgraph.crew", "crewgraph.nodes", "crewgraph.runner", "crewgraph.runtime",
                       "crewgraph.compiler", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
+    # The web UI is an application on top (beside cli/, whose target loading it reuses): nothing
+    # below may reach it, and it reaches the engine only through the public run paths.
+    "ui": ("crewgraph.runtime", "crewgraph.compiler", "crewgraph.nodes"),
     "spec": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.compiler", "crewgraph.runtime",
              "crewgraph.checkpoint", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
 }

@@ -62,7 +62,7 @@ def test_seed_import_paths_exist(module: str, names: list[str]) -> None:
      "crewgraph.runtime", "crewgraph.compiler", "crewgraph.testing", "crewgraph.nodes", "crewgraph.checkpoint",
      "crewgraph.export", "crewgraph.memory", "crewgraph.flow", "crewgraph.toolkit", "crewgraph.streaming",
      "crewgraph.knowledge", "crewgraph.tools.mcp", "crewgraph.mcp", "crewgraph.hooks",
-     "crewgraph.observability", "crewgraph.distributed"],
+     "crewgraph.observability", "crewgraph.distributed", "crewgraph.ui"],
 )
 def test_each_package_has_a_sorted_all(package: str) -> None:
     mod = importlib.import_module(package)
@@ -73,7 +73,8 @@ def test_each_package_has_a_sorted_all(package: str) -> None:
 
 
 HEAVY = ["networkx", "openai", "instructor", "httpx", "qdrant_client", "qdrant_edge", "onnxruntime",
-         "tokenizers", "graphviz", "rich", "tenacity", "typer", "yaml", "opentelemetry", "ray"]
+         "tokenizers", "graphviz", "rich", "tenacity", "typer", "yaml", "opentelemetry", "ray",
+         "starlette", "uvicorn", "selenium"]
 
 
 def test_import_crewgraph_loads_no_heavy_library() -> None:

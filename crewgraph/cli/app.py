@@ -14,6 +14,7 @@ from crewgraph.cli import (
     memory_cmd,
     plot_cmd,
     run_cmd,
+    ui_cmd,
 )
 from crewgraph.cli._errors import DEBUG_ENV, set_debug
 from crewgraph.cli._help import hide_flag_types
@@ -59,6 +60,8 @@ app.command("plot")(plot_cmd.plot)
 app.command("memory")(memory_cmd.memory)
 app.command("reset-memories")(memory_cmd.reset_memories)
 app.command("doctor")(doctor_cmd.doctor)
+app.command("ui")(ui_cmd.ui)
+app.command("serve")(ui_cmd.serve)
 app.add_typer(checkpoints_cmd.app, name="checkpoints")
 app.add_typer(flows_cmd.app, name="flows")
 app.add_typer(create_cmd.app, name="create")

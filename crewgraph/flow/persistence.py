@@ -265,13 +265,14 @@ class SQLiteFlowPersistence(FlowPersistence):
         return [(str(m), bytes(o)) for m, o in rows]
 
     def list_runs(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The latest run records, newest first (for ``crewgraph flows list``)."""
+        """The latest run records, newest first (for ``crewgraph flows list`` and the web UI),
+        each with ``updated_at``: when its record was last saved (ISO 8601, UTC)."""
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
             rows = conn.execute(
-                "SELECT record_json FROM flow_runs ORDER BY updated DESC, rowid DESC LIMIT ?", (limit,)
+                "SELECT record_json, updated FROM flow_runs ORDER BY updated DESC, rowid DESC LIMIT ?", (limit,)
             ).fetchall()
-        return [dict(json.loads(r[0])) for r in rows]
+        return [{**json.loads(r[0]), "updated_at": r[1]} for r in rows]
 
     def __repr__(self) -> str:
         # The resolved path (the default follows CREWGRAPH_STORAGE_DIR): messages name the real file.

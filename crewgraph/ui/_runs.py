@@ -1,0 +1,154 @@
+"""Reading runs out of the two stores the CLI writes, as JSON for the pages and the REST API.
+
+Crew runs live in the checkpoint database (``crewgraph checkpoints``), flow
+runs in the flow state database (``crewgraph flows``); both are read with the
+stores' own classes, opened per request and closed again (SQLite handles the
+concurrent writer, e.g. a ``crewgraph run`` in another terminal). A database
+that does not exist yet is an empty list, never created by looking.
+
+Cost is reported as unknown (``cost_usd: null``): crewgraph keeps token counts,
+not prices, and guessing a price table would be wrong for most endpoints.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from crewgraph.checkpoint import SQLiteCheckpointStore
+from crewgraph.checkpoint.setup import FACTORY_META_KEY
+from crewgraph.errors import CheckpointError
+
+__all__ = ["COST_NOTE", "crew_runs", "find_run", "flow_runs", "node_output", "open_flow_store", "saved_nodes"]
+
+COST_NOTE = "unknown: crewgraph records tokens, not prices"
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat() if value is not None else None
+
+
+def _tokens(nodes: list[Any]) -> int:
+    return sum(int(n.info.get("tokens") or 0) for n in nodes if not n.info.get("parent"))
+
+
+def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
+    inputs = info.meta.get("inputs")
+    return {
+        "run_id": info.run_id,
+        "kind": str(info.meta.get("kind") or "crew"),
+        "name": info.name,
+        "status": info.status,
+        "created_at": _iso(info.created_at),
+        "updated_at": _iso(info.updated_at),
+        "duration_s": round((info.updated_at - info.created_at).total_seconds(), 3),
+        "tokens": _tokens(nodes),
+        "cost_usd": None,
+        "cost": COST_NOTE,
+        "nodes_completed": info.nodes_completed,
+        "parent_run_id": info.parent_run_id,
+        "branch": info.branch,
+        "error": info.error,
+        "inputs": inputs if isinstance(inputs, dict) else {},
+        "factory": info.meta.get(FACTORY_META_KEY),
+        "pending": list(info.meta.get("pending") or []),
+        "store": "checkpoints",
+    }
+
+
+def crew_runs(db: Path, limit: int | None = 100) -> list[dict[str, Any]]:
+    """Crew runs in the checkpoint database, newest first."""
+    if not db.is_file():
+        return []
+    with SQLiteCheckpointStore(db) as store:
+        return [_crew_summary(info, store.nodes(info.run_id)) for info in store.list_runs(limit=limit)]
+
+
+def open_flow_store(flow_db: Path) -> Any:
+    from crewgraph.flow.persistence import SQLiteFlowPersistence
+
+    return SQLiteFlowPersistence(flow_db)
+
+
+def _flow_summary(record: dict[str, Any], steps: int | None = None) -> dict[str, Any]:
+    updated = record.get("updated_at")
+    return {
+        "run_id": str(record.get("run_id")),
+        "kind": "flow",
+        "name": str(record.get("flow_name") or "flow"),
+        "status": str(record.get("status") or "unknown"),
+        "created_at": None,
+        "updated_at": updated,
+        "duration_s": None,
+        "tokens": None,
+        "cost_usd": None,
+        "cost": COST_NOTE,
+        "nodes_completed": steps,
+        "parent_run_id": None,
+        "branch": None,
+        "error": record.get("error"),
+        "inputs": {},
+        "factory": None,
+        "pending": [
+            {"method": p.get("method"), "question": p.get("question"), "key": p.get("key")}
+            for p in record.get("pending") or []
+        ],
+        "flow": record.get("flow"),
+        "store": "flows",
+    }
+
+
+def flow_runs(flow_db: Path, limit: int = 100) -> list[dict[str, Any]]:
+    """Flow runs in the flow state database (journaled runs only), newest first."""
+    if not flow_db.is_file():
+        return []
+    return [_flow_summary(r) for r in open_flow_store(flow_db).list_runs(limit)]
+
+
+def find_run(db: Path, flow_db: Path, run_ref: str) -> dict[str, Any] | None:
+    """The summary of one run (a unique prefix of a crew run id is enough), or None."""
+    if db.is_file():
+        with SQLiteCheckpointStore(db) as store:
+            try:
+                run_id = store.resolve_run_id(run_ref)
+            except CheckpointError as exc:
+                if "several runs" in str(exc):
+                    raise
+            else:
+                info = store.get_run(run_id)
+                return _crew_summary(info, store.nodes(run_id))
+    if flow_db.is_file():
+        store = open_flow_store(flow_db)
+        record = store.load_run(run_ref)
+        if record is not None:
+            listed = next((r for r in store.list_runs(1000) if r.get("run_id") == run_ref), record)
+            return _flow_summary(listed, len(store.load_steps(run_ref)))
+    return None
+
+
+def saved_nodes(db: Path, run_id: str) -> dict[str, Any]:
+    """``{node_id: NodeCheckpoint}`` of a crew run (empty when unknown)."""
+    if not db.is_file():
+        return {}
+    with SQLiteCheckpointStore(db) as store:
+        if not store.has_run(run_id):
+            return {}
+        return {n.node_id: n for n in store.nodes(run_id)}
+
+
+def node_output(db: Path, flow_db: Path, run: dict[str, Any], node_id: str) -> tuple[bool, Any]:
+    """``(found, value)``: the saved output of ``node_id`` (a crew node, or a flow method)."""
+    if run["store"] == "checkpoints":
+        if not db.is_file():
+            return False, None
+        with SQLiteCheckpointStore(db) as store:
+            outputs = store.completed(run["run_id"])
+        return (node_id in outputs), outputs.get(node_id)
+    from crewgraph.flow._journal import load_output
+
+    found: list[Any] = []
+    for method, blob in open_flow_store(flow_db).load_steps(run["run_id"]):
+        if method == node_id and blob:
+            found.append(load_output(blob))
+    return (bool(found), found[-1] if found else None)

@@ -1,0 +1,94 @@
+"""The UI in a real headless Chromium (Debian's ``chromium`` + ``chromium-driver``, driven by
+Selenium pointed at ``/usr/bin/chromedriver``, so nothing is downloaded), against the real
+uvicorn server on a free loopback port."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None)
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="no chromium + chromedriver on this machine (apt-get install chromium chromium-driver; "
+    "scripts/setup.sh does it when run as root)",
+)
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (the dev extra) is not installed")
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1400,900", "--no-first-run", "--disable-extensions"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(15)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _png_is_not_blank(data: bytes) -> bool:
+    """A real PNG whose pixels are not all one colour (decoded with zlib, no imaging library)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    width = height = 0
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height = struct.unpack(">II", body[:8])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    pixels = zlib.decompress(idat)
+    assert width > 100 and height > 100
+    return len(set(pixels[: len(pixels)])) > 16
+
+
+def test_run_page_draws_the_graph_and_the_node_panel(server: str, browser: Any, tmp_path: Path) -> None:
+    import httpx
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    started = httpx.post(f"{server}/kickoff", json={"target": "democrew", "inputs": {"topic": "cats"}}, timeout=10)
+    assert started.status_code == 202, started.text
+    run_id = started.json()["run_id"]
+    deadline = time.monotonic() + 10
+    while httpx.get(f"{server}/jobs/{started.json()['job_id']}", timeout=5).json()["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    wait = WebDriverWait(browser, 10)
+    browser.get(f"{server}/")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-run="{run_id}"]')))
+    browser.get(f"{server}/view/{run_id}")
+    node = wait.until(ec.element_to_be_clickable(
+        (By.CSS_SELECTOR, '#graph svg g.node[data-node="t1_research_topic.agent"]')))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#graph svg g.node")) >= 4
+    node.click()
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#panel h3"), "t1_research_topic.agent"))
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#panel pre.section-prompt")))
+    panel = browser.find_element(By.ID, "panel").text
+    assert "research cats" in panel and "cats purr" in panel and "completed" in panel
+    assert "selected" in (node.get_attribute("class") or "")
+    assert "completed" in browser.find_element(By.ID, "run-status").text
+    shot = tmp_path / "run-page.png"
+    assert browser.save_screenshot(str(shot))
+    assert _png_is_not_blank(shot.read_bytes())
