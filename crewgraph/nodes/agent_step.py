@@ -38,6 +38,7 @@ from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
 from crewgraph.nodes import _context_window as window
 from crewgraph.nodes import _text_tools as text_tools
+from crewgraph.nodes import human_input
 from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
 from crewgraph.nodes._context import context_entry, prefix_context
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
@@ -144,8 +145,8 @@ class AgentStepNode(ContextWindowSteps, Node):
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         if ctx.resume is None and self.human_input:
-            paused = self._paused_loop(ctx)
-            if paused is not None:  # resumed after a pause for review: continue, no model call
+            paused = human_input.paused_loop(self, ctx)
+            if isinstance(paused, _Loop):  # resumed after a pause for review: continue, no model call
                 return await self._answered(ctx, paused, paused.draft, paused.usage)
         loop: _Loop = ctx.resume if isinstance(ctx.resume, _Loop) else self._start(ctx)
         self._check_deadline(loop)
@@ -253,9 +254,9 @@ class AgentStepNode(ContextWindowSteps, Node):
             loop.messages.append({"role": "user", "content": EMPTY_ANSWER_MESSAGE})
             return await self._again(ctx, loop, step_usage)
         if self.human_input:
-            feedback = await self._review(ctx, loop, answer)
+            feedback = await human_input.review(self, ctx, loop, answer)
             if feedback is None:  # a persisted provider: the run pauses until it is answered
-                return NodeResult(pending=self._pending(loop, answer), usage=step_usage)
+                return NodeResult(pending=human_input.pending(self, loop, answer), usage=step_usage)
             if feedback:
                 loop.messages.append({"role": "user", "content": f"Human feedback on your answer: {feedback}"})
                 return await self._again(ctx, loop, step_usage)
@@ -528,70 +529,6 @@ class AgentStepNode(ContextWindowSteps, Node):
         result = await self.run(ctx.evolve(resume=loop, spawned={}))
         result.usage = usage.add(result.usage)
         return result
-
-    def _review_prompt(self, answer: str) -> str:
-        return (
-            f"\n## Final answer of {self.agent_role} for task {self.task_name!r}:\n{answer}\n\n"
-            "Give feedback to improve it, or press Enter to accept: "
-        )
-
-    async def _review(self, ctx: NodeContext, loop: _Loop, answer: str) -> str | None:
-        """The person's feedback on ``answer`` ("" accepts it), or None: pause for it.
-
-        A pausing provider answers from the answers given on resume (the n-th review of
-        this step has key ``<id>#<n>``); a question nobody answered yet pauses the run. A
-        guardrail's or delegation's redo is a child step, which cannot pause: its new answer
-        is not reviewed again (docs/porting.md)."""
-        from crewgraph.nodes.human_input import HUMAN_INPUT_KEY, ask_provider, provider_pauses
-
-        provider = ctx.state.extras.get("input_provider")
-        if not provider_pauses(provider):
-            return await ask_provider(provider, self._review_prompt(answer))
-        if not self._pausable:
-            return ""
-        state = ctx.state.extras.get(HUMAN_INPUT_KEY)
-        if state is None:
-            from crewgraph.errors import ConfigurationError
-
-            raise ConfigurationError(
-                f"task {self.task_name!r} has human_input=True and the crew's input_provider pauses the "
-                "run, but the run is not checkpointed: set Crew(checkpoint=True) so it can be resumed, "
-                "or use another input provider"
-            )
-        key = f"{self.id}#{loop.reviews}"
-        if key not in state.answers:
-            return None
-        loop.reviews += 1
-        return state.answers[key].strip()
-
-    @property
-    def _pausable(self) -> bool:
-        """Only a task's own step pauses: a redo (guardrail feedback) runs as a spawned child."""
-        return self.feedback is None and not self.base_messages
-
-    def _pending(self, loop: _Loop, answer: str) -> dict[str, Any]:
-        """What the paused run keeps: the question, the draft, and the conversation to continue."""
-        loop.draft = answer
-        return {
-            "task": self.task_name,
-            "agent": self.agent_role,
-            "question": self._review_prompt(answer).strip(),
-            "key": f"{self.id}#{loop.reviews}",
-            "draft": answer,
-            "loop": loop,
-        }
-
-    def _paused_loop(self, ctx: NodeContext) -> _Loop | None:
-        """The conversation this step paused with in an earlier process, if this run resumes it."""
-        from crewgraph.nodes.human_input import HUMAN_INPUT_KEY
-
-        state = ctx.state.extras.get(HUMAN_INPUT_KEY)
-        loop = state.take(self.id) if state is not None else None
-        if not isinstance(loop, _Loop):
-            return None
-        seconds = self.timeout.seconds  # the wait for the person does not count
-        loop.deadline = time.monotonic() + seconds if seconds else None
-        return loop
 
     async def _callbacks(self, reply: Any) -> None:
         """Step callbacks run off the scheduler's thread; one that raises fails the run

@@ -21,10 +21,23 @@ which the crew runner fills from the checkpoint.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HUMAN_INPUT_KEY", "HumanInputState", "ask_provider", "provider_pauses"]
+from crewgraph.errors import ConfigurationError
+from crewgraph.graph.context import NodeContext
+
+__all__ = [
+    "HUMAN_INPUT_KEY",
+    "HumanInputState",
+    "ask_provider",
+    "paused_loop",
+    "pending",
+    "provider_pauses",
+    "review",
+    "review_prompt",
+]
 
 HUMAN_INPUT_KEY = "crewgraph.human_input"
 """Key of the run's :class:`HumanInputState` in ``RunState.extras``."""
@@ -68,3 +81,65 @@ async def ask_provider(provider: Any, prompt: str) -> str:
     except EOFError:
         return ""
     return str(reply or "").strip()
+
+
+# ---------------------------------------------------------------------- an agent step's review
+# ``step`` is an AgentStepNode and ``loop`` its conversation (``reviews``, ``draft``, ``deadline``);
+# read duck-typed here so this module does not import the node it serves.
+
+
+def review_prompt(step: Any, answer: str) -> str:
+    """What the person is shown: the agent's final answer and how to reply."""
+    return (
+        f"\n## Final answer of {step.agent_role} for task {step.task_name!r}:\n{answer}\n\n"
+        "Give feedback to improve it, or press Enter to accept: "
+    )
+
+
+async def review(step: Any, ctx: NodeContext, loop: Any, answer: str) -> str | None:
+    """The person's feedback on ``answer`` ("" accepts it), or None: pause for it.
+
+    A pausing provider answers from the answers given on resume (the n-th review of
+    the step has key ``<id>#<n>``); a question nobody answered yet pauses the run. A
+    guardrail's redo is a child step, which cannot pause: its new answer is not
+    reviewed again (docs/porting.md)."""
+    provider = ctx.state.extras.get("input_provider")
+    if not provider_pauses(provider):
+        return await ask_provider(provider, review_prompt(step, answer))
+    if step.feedback is not None or step.base_messages:
+        return ""  # a redo, spawned by the task's guardrail
+    state = ctx.state.extras.get(HUMAN_INPUT_KEY)
+    if state is None:
+        raise ConfigurationError(
+            f"task {step.task_name!r} has human_input=True and the crew's input_provider pauses the "
+            "run, but the run is not checkpointed: set Crew(checkpoint=True) so it can be resumed, "
+            "or use another input provider"
+        )
+    key = f"{step.id}#{loop.reviews}"
+    if key not in state.answers:
+        return None
+    loop.reviews += 1
+    return str(state.answers[key]).strip()
+
+
+def pending(step: Any, loop: Any, answer: str) -> dict[str, Any]:
+    """What the paused run keeps: the question, the draft, and the conversation to continue."""
+    loop.draft = answer
+    return {
+        "task": step.task_name,
+        "agent": step.agent_role,
+        "question": review_prompt(step, answer).strip(),
+        "key": f"{step.id}#{loop.reviews}",
+        "draft": answer,
+        "loop": loop,
+    }
+
+
+def paused_loop(step: Any, ctx: NodeContext) -> Any:
+    """The conversation ``step`` paused with in an earlier process, if this run resumes it."""
+    state = ctx.state.extras.get(HUMAN_INPUT_KEY)
+    loop = state.take(step.id) if state is not None else None
+    if loop is not None:
+        seconds = step.timeout.seconds  # the wait for the person does not count
+        loop.deadline = time.monotonic() + seconds if seconds else None
+    return loop

@@ -18,7 +18,7 @@ from crewgraph import Agent, Crew, Task
 from crewgraph.checkpoint import CheckpointConfig, SQLiteCheckpointStore
 from crewgraph.errors import CheckpointError, ConfigurationError
 from crewgraph.flow.human_feedback import PersistedInputProvider
-from crewgraph.outputs import PendingCrewRun
+from crewgraph.outputs import PendingCrewRun, TaskOutput
 from crewgraph.testing import FakeLLM
 from crewgraph.testing.openai_server import OpenAICompatServer
 
@@ -201,3 +201,48 @@ def test_input_provider_values_are_checked() -> None:
 
     out = _crew(FakeLLM(["haiku", "T"]), None, provider=Asker()).kickoff()
     assert out.raw == "T" and len(asked) == 1  # an InputProvider object is asked, not paused
+
+
+def test_parallel_reviews_are_answered_with_a_dict(tmp_path: Path) -> None:
+    def reply(request: Any) -> str:
+        return "draft of one" if "Task one" in request.messages[1]["content"] else "draft of two"
+
+    agent = Agent(role="B", goal="g", llm=FakeLLM(default=reply))
+    crew = Crew(
+        agents=[agent],
+        tasks=[Task(name=n, description=f"Task {n}", expected_output="x", agent=agent, human_input=True)
+               for n in ("one", "two")],
+        process=crewgraph.Process.parallel,
+        checkpoint=CheckpointConfig(path=tmp_path / "cp.db"),
+        input_provider="persisted",
+    )
+    first = crew.kickoff()
+    assert isinstance(first, PendingCrewRun) and sorted(q.task for q in first.questions) == ["one", "two"]
+    with pytest.raises(CheckpointError, match=r"waits for 2 reviews .*pass a dict \{task: answer\}"):
+        crew.resume(first.run_id, "ok")
+    with pytest.raises(CheckpointError, match="no answer for task 'two'"):
+        crew.resume(first.run_id, {"one": ""})
+    out = crew.resume(first.run_id, {"one": "", "two": ""})
+    assert not out.pending and sorted(t.raw for t in out.tasks_output) == ["draft of one", "draft of two"]
+
+
+def test_a_guardrail_redo_of_a_reviewed_task_is_not_reviewed_again(tmp_path: Path) -> None:
+    checked: list[str] = []
+
+    def short(output: TaskOutput) -> tuple[bool, Any]:
+        checked.append(output.raw)
+        return (len(output.raw) < 10, output.raw if len(output.raw) < 10 else "keep it under 10 characters")
+
+    llm = FakeLLM(["a rather long draft", "short"])
+    agent = Agent(role="W", goal="g", llm=llm, max_retry_limit=0)
+    crew = Crew(
+        agents=[agent],
+        tasks=[Task(name="d", description="D", expected_output="x", agent=agent, human_input=True, guardrail=short)],
+        checkpoint=CheckpointConfig(path=tmp_path / "cp.db"),
+        input_provider="persisted",
+    )
+    first = crew.kickoff()
+    assert first.pending and checked == []  # reviewed before the guardrail, as in CrewAI
+    out = crew.resume(first.run_id, "")
+    assert not out.pending and out.raw == "short" and checked == ["a rather long draft", "short"]
+    assert len(llm.calls) == 2
