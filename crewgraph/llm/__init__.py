@@ -16,13 +16,21 @@ if TYPE_CHECKING:
     from crewgraph.llm.rate_limit import RPMLimiter
     from crewgraph.llm.recording import RecordingLLM, ReplayLLM, cassette
     from crewgraph.llm.structured import StructuredMode, parse_model_output
-    from crewgraph.llm.types import LLMResponse, StreamDelta, ToolCall, ToolCallDelta, ToolSpec
+    from crewgraph.llm.types import (
+        LLMResponse,
+        LLMText,
+        StreamDelta,
+        ToolCall,
+        ToolCallDelta,
+        ToolSpec,
+    )
 
 # Loaded on first access: the client, record/replay and structured-output modules pull in
 # asyncio, difflib and friends, which `from crewgraph import LLM` should not pay for.
 _EXPORTS = {
     "LLM": "crewgraph.llm.openai_llm",
     "LLMResponse": "crewgraph.llm.types",
+    "LLMText": "crewgraph.llm.types",
     "RPMLimiter": "crewgraph.llm.rate_limit",
     "RecordingLLM": "crewgraph.llm.recording",
     "ReplayLLM": "crewgraph.llm.recording",
@@ -39,6 +47,7 @@ __all__ = [
     "LLM",
     "BaseLLM",
     "LLMResponse",
+    "LLMText",
     "RPMLimiter",
     "RecordingLLM",
     "ReplayLLM",

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from crewgraph.errors import LLMError, StructuredOutputError
-from crewgraph.llm.types import LLMResponse, ToolCall, ToolSpec
+from crewgraph.llm.types import LLMResponse, LLMText, ToolCall, ToolSpec
 from crewgraph.outputs import UsageMetrics
 
 if TYPE_CHECKING:
@@ -119,6 +119,8 @@ def to_response(llm: BaseLLM, result: Any, *, response_model: type[BaseModel] | 
     model = getattr(llm, "model", None) or type(llm).__name__
     if isinstance(result, LLMResponse):
         return result
+    if isinstance(result, LLMText):  # another client's call() passed on: keep its whole turn
+        return result.response
     if isinstance(result, str):
         return LLMResponse(content=result, usage=usage, model=model, finish_reason="stop")
     if response_model is not None and isinstance(result, BaseModel):

@@ -93,25 +93,43 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
     def call(
         self,
         messages: list[dict[str, Any]] | str,
-        tools: list[ToolSpec] | None = None,
+        tools: list[Any] | None = None,
         callbacks: list[Any] | None = None,
         available_functions: dict[str, Any] | None = None,
         *,
         response_model: type[BaseModel] | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Blocking form of :meth:`acall` (returns its ``LLMResponse``); a string is one user message.
+        """Blocking form of :meth:`acall`, CrewAI's ``LLM.call``: a string is one user message.
+
+        Returns the reply text as an :class:`~crewgraph.llm.types.LLMText` (a ``str`` that also
+        carries ``.tool_calls``, ``.parsed`` and ``.usage``). ``tools`` are OpenAI-style function
+        schemas (``{"type": "function", "function": {...}}``) or ``ToolSpec``s; with
+        ``available_functions`` (name -> function) and a reply that calls one of them, the first
+        such call is run and its result returned, as CrewAI does.
 
         Subclasses written to CrewAI's pattern override this instead and return
         the reply text (see the module docstring).
         """
+        if callbacks:
+            raise ValueError(
+                "LLM.call(callbacks=...): LLM callbacks are not supported; subscribe to "
+                "LLMCall*Event on the event bus, or use before/after_llm_call hooks"
+            )
         msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
         from crewgraph._internal.sync import run_sync
         from crewgraph._internal.usage_scope import record_usage
+        from crewgraph.llm._call_tools import run_available_function, tool_specs
+        from crewgraph.llm.types import LLMText
 
-        response = run_sync(self.acall(msgs, tools=tools, response_model=response_model, **kwargs))
+        specs = tool_specs(tools)
+        response = run_sync(self.acall(msgs, tools=specs, response_model=response_model, **kwargs))
         record_usage(response.usage)  # a direct call inside a flow method counts in its usage_metrics
-        return response
+        if available_functions and response.tool_calls:
+            ran, result = run_available_function(response.tool_calls, available_functions)
+            if ran:
+                return result
+        return LLMText(response)
 
     def supports_function_calling(self) -> bool:
         """Whether the model takes native ``tools`` (False: agent steps use the text tool protocol)."""

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from crewgraph.outputs import UsageMetrics
 
-__all__ = ["LLMResponse", "OnChunk", "StreamDelta", "ToolCall", "ToolCallDelta", "ToolSpec"]
+__all__ = ["LLMResponse", "LLMText", "OnChunk", "StreamDelta", "ToolCall", "ToolCallDelta", "ToolSpec"]
 
 
 class ToolSpec(BaseModel):
@@ -108,3 +108,49 @@ class StreamDelta(BaseModel):
 
 OnChunk: TypeAlias = Callable[[StreamDelta], None]
 """What ``BaseLLM.acall(..., on_chunk=...)`` calls with each delta, in order, on the caller's loop."""
+
+
+class LLMText(str):
+    """What ``llm.call(...)`` returns: the reply text, as CrewAI's ``LLM.call`` returns a ``str``.
+
+    Ported code compares, prints and slices it like any string; it still carries the whole
+    turn, so crewgraph code reads ``.content``, ``.tool_calls``, ``.parsed`` and ``.usage``
+    (the :class:`LLMResponse` itself is ``.response``). A turn with only tool calls is ``""``.
+    """
+
+    response: LLMResponse
+
+    def __new__(cls, response: LLMResponse) -> LLMText:
+        text = super().__new__(cls, response.content or "")
+        text.response = response
+        return text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LLMText, (self.response,))
+
+    @property
+    def content(self) -> str | None:
+        return self.response.content
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return self.response.tool_calls
+
+    @property
+    def parsed(self) -> BaseModel | None:
+        return self.response.parsed
+
+    @property
+    def usage(self) -> UsageMetrics:
+        return self.response.usage
+
+    @property
+    def model(self) -> str | None:
+        return self.response.model
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self.response.finish_reason
+
+    def assistant_message(self) -> dict[str, Any]:
+        return self.response.assistant_message()

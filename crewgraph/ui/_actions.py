@@ -101,6 +101,9 @@ class Actions:
             if inputs:
                 raise ApiError(422, "a flow run resumes with its saved state; inputs are not accepted", "inputs")
             return self._flow_resume(run, None, "resume")
+        if run["status"] == "paused":
+            raise ApiError(409, f"run {run['run_id']} waits for a review: POST /runs/{run['run_id']}/answer",
+                           "answer")
         if run["status"] in _FINAL_CREW:
             raise ApiError(409, f"run {run['run_id']} already completed; fork it from a node to run it again",
                            "run_id")
@@ -117,9 +120,6 @@ class Actions:
         if run["status"] != "paused":
             raise ApiError(409, f"run {run['run_id']} is not waiting for an answer (status {run['status']})",
                            "answer")
-        if run["store"] != "flows":
-            raise ApiError(409, "answering a paused crew run is not supported by this version; "
-                           "resume it from the command line", "run_id")
         methods = {p["method"] for p in run["pending"]} | {p["key"] for p in run["pending"]}
         if isinstance(answer, dict):
             unknown = sorted(set(answer) - methods)
@@ -129,7 +129,11 @@ class Actions:
                                f"answer.{unknown[0]}")
         elif len(run["pending"]) > 1:
             raise ApiError(422, "the run waits for several answers: give {method: answer}", "answer")
-        return self._flow_resume(run, answer, "answer")
+        if run["store"] == "flows":
+            return self._flow_resume(run, answer, "answer")
+        found = self._target_for(run)  # crew.resume(run_id, answer): "" accepts the draft
+        obj, full = found.obj, run["run_id"]
+        return self.live.submit("answer", run["name"], lambda: obj.resume(full, answer), run_id=full)
 
     def _flow_resume(self, run: dict[str, Any], answer: Any, action: str) -> Any:
         from crewgraph.flow import Flow

@@ -70,6 +70,9 @@ def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
         return _saved_only(run, saved_nodes(db, run["run_id"]))
     with SQLiteCheckpointStore(db) as store:
         rg: RunGraph = run_graph_from_checkpoint(plan, store, run["run_id"])
+    waiting = {p.get("node") for p in run["pending"]}
+    for nid in waiting & set(rg.digraph.nodes):
+        rg.record(str(nid)).status = "paused"  # a human_input review: saved as pending, not as a node
     return rg
 
 

@@ -78,9 +78,10 @@ def _describe(exc: BaseException) -> str:
 def _outcome(job: Job, result: Any) -> None:
     from crewgraph.flow.human_feedback import PendingRun
 
-    if isinstance(result, PendingRun):
-        job.status = "paused"
+    if isinstance(result, PendingRun) or getattr(result, "pending", False) is True:
+        job.status = "paused"  # a flow's PendingRun, or a crew's PendingCrewRun
         job.run_id = job.run_id or result.run_id
+        job.run_graph = getattr(result, "graph", None)
         job.result = str(result)
         return
     job.status = "completed"

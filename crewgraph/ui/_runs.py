@@ -33,6 +33,20 @@ def _tokens(nodes: list[Any]) -> int:
     return sum(int(n.info.get("tokens") or 0) for n in nodes if not n.info.get("parent"))
 
 
+def _crew_pending(info: Any) -> list[dict[str, Any]]:
+    """The reviews a paused crew run waits for (``human_input`` tasks), without their conversations."""
+    from crewgraph.runner.human_pause import PAUSE_META_KEY
+
+    saved = info.meta.get(PAUSE_META_KEY)
+    if info.status != "paused" or not isinstance(saved, dict):
+        return []
+    return [
+        {"task": p.get("task"), "method": p.get("task"), "question": p.get("question"), "draft": p.get("draft"),
+         "key": p.get("key"), "node": p.get("node")}
+        for p in saved.get("pending") or []
+    ]
+
+
 def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
     inputs = info.meta.get("inputs")
     return {
@@ -52,7 +66,7 @@ def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
         "error": info.error,
         "inputs": inputs if isinstance(inputs, dict) else {},
         "factory": info.meta.get(FACTORY_META_KEY),
-        "pending": list(info.meta.get("pending") or []),
+        "pending": _crew_pending(info),
         "store": "checkpoints",
     }
 

@@ -118,6 +118,10 @@ class Registry:
         apply_llm(found, self.llm)
         if found.kind == "crew":
             configure_checkpoint(found, True, self.db)  # every run the server starts is resumable
+            crew = found.obj
+            if crew.input_provider is None and any(t.human_input for t in crew.tasks):
+                # Nobody reads the server's stdin: a review pauses the run, the page asks.
+                crew.input_provider = "persisted"
 
     def for_run(self, name: str, recorded: str | None) -> Target:
         """The crew that resumes a run of ``name``: the registered one, else the recorded factory."""

@@ -165,7 +165,7 @@ class UIApp:
         run["nodes"] = [rec.to_json() for rec in graph.records()]
         run["actions"] = {
             "resume": run["status"] not in ("completed", "paused") and not self.live.running(run["run_id"]),
-            "answer": run["status"] == "paused" and run["store"] == "flows",
+            "answer": run["status"] == "paused" and bool(run["pending"]),
             "fork": run["store"] == "checkpoints",
         }
         return JSONResponse(run)

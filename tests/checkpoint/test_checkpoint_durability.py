@@ -113,7 +113,13 @@ def test_sigkill_loses_no_acknowledged_save(tmp_path: Path, kill_after: int) -> 
         assert line, f"writer died early: {proc.stderr.read() if proc.stderr else ''}"
         seen.append(line)
     os.kill(proc.pid, signal.SIGKILL)  # at an arbitrary point, likely mid-transaction
-    rest, _ = proc.communicate(timeout=30)
+    proc.wait(timeout=30)
+    # Read the rest through the same buffered reader: readline() may already hold acks read
+    # ahead from the pipe, which communicate() (reading the raw descriptor) would never see,
+    # and under load those missing acks looked like saves committed without being acknowledged.
+    rest = proc.stdout.read()
+    if proc.stderr is not None:
+        proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
     acked = _acks(seen + rest.splitlines())
     assert len(acked) >= kill_after and acked == list(range(len(acked)))

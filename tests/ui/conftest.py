@@ -45,6 +45,19 @@ def build():
     t1 = Task(description="research {topic}", expected_output="facts", agent=a)
     t2 = Task(description="summarise", expected_output="summary", agent=second)
     return Crew(name="democrew", agents=[a, second], tasks=[t1, t2])
+
+
+# One model for every build: a resumed review continues the conversation, as a real model would.
+REVIEW_LLM = FakeLLM(["A long draft about owls.", "Owls hunt at night.", "Night Owls"], model="fake")
+
+
+def build_review():
+    writer = Agent(role="Writer", goal="Write posts", backstory="A columnist", llm=REVIEW_LLM)
+    return Crew(name="reviewcrew", agents=[writer], tasks=[
+        Task(name="draft", description="Draft a post about owls", expected_output="a post", agent=writer,
+             human_input=True),
+        Task(name="title", description="Title the post", expected_output="a title", agent=writer),
+    ])
 '''
 
 FLOW_SOURCE = '''
@@ -73,6 +86,7 @@ class Project:
     root: Path
     crew: str
     flow: str
+    review: str
 
     @property
     def flag(self) -> Path:
@@ -90,7 +104,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project
     monkeypatch.setenv("CREWGRAPH_STORAGE_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("CREWGRAPH_LLM", raising=False)
     path = list(sys.path)
-    yield Project(tmp_path, f"{crew_mod}:build", f"{flow_mod}:AskFlow")
+    yield Project(tmp_path, f"{crew_mod}:build", f"{flow_mod}:AskFlow", f"{crew_mod}:build_review")
     sys.path[:] = path
     for name, module in list(sys.modules.items()):
         if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
@@ -103,7 +117,7 @@ def settings_for() -> Callable[..., Any]:
     from crewgraph.ui import UISettings
 
     def make(project: Project, **options: Any) -> Any:
-        options.setdefault("targets", [project.crew, project.flow])
+        options.setdefault("targets", [project.crew, project.flow, project.review])
         return UISettings(cwd=project.root, **options)
 
     return make

@@ -119,6 +119,26 @@ def test_a_paused_flow_is_answered(client: Any, wait_job: Any) -> None:
     assert late.status_code == 409
 
 
+def test_a_crew_paused_for_a_review_is_answered_until_accepted(client: Any, wait_job: Any) -> None:
+    job = wait_job(client, client.post("/kickoff", json={"target": "reviewcrew"}).json())
+    assert job["status"] == "paused", job  # the server's crews never wait on its stdin
+    run_id = job["run_id"]
+    run = client.get(f"/runs/{run_id}").json()
+    assert run["status"] == "paused" and run["actions"] == {"resume": False, "answer": True, "fork": True}
+    assert run["pending"][0]["task"] == "draft" and run["pending"][0]["draft"] == "A long draft about owls."
+    statuses = {n["id"]: n["status"] for n in run["nodes"]}
+    assert statuses["t1_draft.agent"] == "paused"
+    assert client.post(f"/runs/{run_id}/resume", json={}).json()["error"]["field"] == "answer"
+    wrong = client.post(f"/runs/{run_id}/answer", json={"answer": {"intro": "no"}})
+    assert wrong.status_code == 422 and wrong.json()["error"]["field"] == "answer.intro"
+    again = wait_job(client, client.post(f"/runs/{run_id}/answer", json={"answer": "make it shorter"}).json())
+    assert again["status"] == "paused"
+    assert client.get(f"/runs/{run_id}").json()["pending"][0]["draft"] == "Owls hunt at night."
+    done = wait_job(client, client.post(f"/runs/{run_id}/answer", json={"answer": ""}).json())
+    assert done["status"] == "completed" and done["result"] == "Night Owls"
+    assert client.get(f"/runs/{run_id}").json()["status"] == "completed"
+
+
 def test_events_stream_of_a_finished_run_ends(client: Any, wait_job: Any) -> None:
     run_id = _kickoff(client, wait_job)["run_id"]
     with client.stream("GET", f"/runs/{run_id}/events") as stream:

@@ -92,3 +92,30 @@ def test_run_page_draws_the_graph_and_the_node_panel(server: str, browser: Any, 
     shot = tmp_path / "run-page.png"
     assert browser.save_screenshot(str(shot))
     assert _png_is_not_blank(shot.read_bytes())
+
+
+def test_a_paused_review_is_answered_from_the_page(server: str, browser: Any) -> None:
+    import httpx
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    started = httpx.post(f"{server}/kickoff", json={"target": "reviewcrew"}, timeout=10).json()
+    deadline = time.monotonic() + 10
+    while started["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+        started = httpx.get(f"{server}/jobs/{started['job_id']}", timeout=5).json()
+    assert started["status"] == "paused", started
+    wait = WebDriverWait(browser, 10)
+    browser.get(f"{server}/view/{started['run_id']}")
+    wait.until(ec.text_to_be_present_in_element((By.ID, "question"), "A long draft about owls."))
+    field = browser.find_element(By.ID, "answer")
+    assert field.is_displayed() and not browser.find_element(By.ID, "resume").is_displayed()
+    field.send_keys("make it shorter")
+    browser.find_element(By.CSS_SELECTOR, "#answer-form button").click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "question"), "Owls hunt at night."))
+    browser.find_element(By.ID, "answer").clear()
+    browser.find_element(By.CSS_SELECTOR, "#answer-form button").click()  # empty: accept the draft
+    wait.until(ec.text_to_be_present_in_element((By.ID, "run-status"), "completed"))
+    assert not browser.find_element(By.ID, "answer-form").is_displayed()
