@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
 from pydantic import ConfigDict
 
@@ -37,8 +37,50 @@ class _hybrid:
         return functools.partial(self.fn, owner, obj)
 
 
-class Crew(CrewSpec):
-    """A team of agents working through tasks. Field names follow CrewAI."""
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    StreamT = TypeVar("StreamT", bound=bool, default=Literal[False])
+
+    class _StreamFlag(Generic[StreamT]):
+        """What type checkers see: a Crew is generic in the type of its ``stream`` field."""
+
+else:
+    from typing import TypeVar
+
+    StreamT = TypeVar("StreamT", bound=bool)
+
+    class _StreamFlag:
+        """At run time nothing: ``Crew`` is a plain (non-generic) pydantic model."""
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return cls
+
+
+class Crew(CrewSpec, _StreamFlag[StreamT]):
+    """A team of agents working through tasks. Field names follow CrewAI.
+
+    For type checkers a Crew is ``Crew[Literal[False]]`` unless it is built with
+    ``stream=True`` (``Crew[Literal[True]]``) or a ``stream`` whose value is not known
+    statically (``Crew[bool]``), so ``Crew(...).kickoff().raw`` type-checks when the crew
+    does not stream; see "Typing" in docs/porting.md.
+    """
+
+    if TYPE_CHECKING:
+        stream: StreamT = False  # type: ignore[assignment]
+
+        @overload
+        def __init__(self: Crew[Literal[False]], *, stream: Literal[False] = False, **data: Any) -> None: ...
+        @overload
+        def __init__(self: Crew[Literal[True]], *, stream: Literal[True], **data: Any) -> None: ...
+        @overload
+        def __init__(self: Crew[bool], *, stream: bool, **data: Any) -> None: ...
+        def __init__(self, **data: Any) -> None: ...
+    else:
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            """``Crew[Literal[False]]`` in an annotation evaluated at run time is ``Crew``."""
+            return cls
 
     model_config = ConfigDict(ignored_types=(_hybrid,))
 
@@ -54,6 +96,21 @@ class Crew(CrewSpec):
         return self.compile().render(path, format=format)
 
     # ------------------------------------------------------------------ run
+    @overload
+    def kickoff(
+        self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
+    ) -> CrewOutput: ...
+    @overload
+    def kickoff(
+        self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
+    ) -> CrewStreamingOutput: ...
+    @overload
+    def kickoff(
+        self: Crew[bool], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
+    ) -> CrewOutput | CrewStreamingOutput: ...
     def kickoff(
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
         input_files: dict[str, Any] | None = None,
@@ -74,6 +131,21 @@ class Crew(CrewSpec):
             return stream_crew(self, [inputs], from_checkpoint=from_checkpoint, on_loop=False)
         return self._run_sync(inputs, from_checkpoint)
 
+    @overload
+    async def kickoff_async(
+        self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
+    ) -> CrewOutput: ...
+    @overload
+    async def kickoff_async(
+        self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
+    ) -> CrewStreamingOutput: ...
+    @overload
+    async def kickoff_async(
+        self: Crew[bool], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None,
+    ) -> CrewOutput | CrewStreamingOutput: ...
     async def kickoff_async(
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
         input_files: dict[str, Any] | None = None,
@@ -145,7 +217,7 @@ class Crew(CrewSpec):
         or the factory the run recorded. Usually simpler: ``crew.kickoff(from_checkpoint=run_id)``."""
         from crewgraph.runner.resume import crew_from_checkpoint
 
-        return crew_from_checkpoint(cls, config, factory=factory)
+        return crew_from_checkpoint(cast("type[Crew]", cls), config, factory=factory)
 
     @classmethod
     def fork(cls, config: Any, branch: str | None = None, *, factory: Any = None) -> Crew:
@@ -153,7 +225,7 @@ class Crew(CrewSpec):
         return a crew that resumes the fork; the original run stays as it was."""
         from crewgraph.runner.resume import fork_crew
 
-        return fork_crew(cls, config, branch, factory=factory)
+        return fork_crew(cast("type[Crew]", cls), config, branch, factory=factory)
 
     @_hybrid
     def resume(

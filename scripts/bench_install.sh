@@ -17,6 +17,21 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 total=$(du -sm "$site" | cut -f1)
 echo "install of '$target': $(echo "$end - $start" | bc) s, $((total - base)) MB of packages (venv baseline ${base} MB left out)"
-echo "largest:"
-du -sm "$site"/* | sort -n | tail -8 | sed "s|$site/||"
+echo "largest distributions (file sizes from their RECORD; bytecode compiled at install not included):"
+"$venv/bin/python" - "$site" <<'PY'
+import importlib.metadata as md
+import os
+import sys
+
+site = sys.argv[1]
+rows = []
+for dist in md.distributions(path=[site]):
+    size = sum(os.path.getsize(os.path.join(site, str(f))) for f in dist.files or []
+               if os.path.isfile(os.path.join(site, str(f))))
+    if dist.metadata["Name"] not in ("pip", "setuptools"):
+        rows.append((size, dist.metadata["Name"]))
+for size, name in sorted(rows, reverse=True)[:20]:
+    print(f"{size / 1e6:7.1f} MB  {name}")
+print(f"{sum(s for s, _ in rows) / 1e6:7.1f} MB in {len(rows)} distributions")
+PY
 rm -rf "$(dirname "$venv")"

@@ -78,7 +78,7 @@ if [ "$have" = "$want" ] || { [ "$profile" = core ] && [ "$have" = "dev ${want#c
   echo "==> .venv is up to date with pyproject.toml ($profile)"
 else
   step "upgrading pip" .venv/bin/python -m pip install -q --upgrade pip
-  step "installing crewgraph ($spec) into .venv" .venv/bin/python -m pip install -q -e "$spec"
+  step "installing crewgraph ($spec) into .venv" .venv/bin/python -m pip install -q -e "$spec" --config-settings editable_mode=compat
   echo "$want" >"$stamp"
 fi
 echo "==> ready: .venv/bin/python, .venv/bin/crewgraph"

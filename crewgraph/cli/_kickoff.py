@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import typer
 from crewgraph.cli._errors import UserError, describe
 from crewgraph.cli._target import Target
 
-__all__ = ["TerminalFeedback", "configure_checkpoint", "err_console", "print_result", "run_target"]
+__all__ = ["Interrupted", "TerminalFeedback", "configure_checkpoint", "err_console", "print_result", "resume_hint", "run_target"]
 
 
 def err_console() -> Any:
@@ -64,10 +65,26 @@ def _silence(target: Target) -> None:
             obj.verbose = False
 
 
+class Interrupted(UserError):
+    """Ctrl-C during a run: exit 130 (as a shell reports SIGINT), with the resume hint."""
+
+    exit_code = 130
+
+
+def resume_hint(run_id: str, what: str) -> str:
+    """The hint a failed or interrupted checkpointed run ends with."""
+    return f"[run {run_id} is checkpointed: {what} `crewgraph checkpoints resume {run_id}`]"
+
+
 def run_target(
-    target: Target, inputs: dict[str, Any], *, quiet: bool, from_checkpoint: str | None = None
+    target: Target, inputs: dict[str, Any], *, quiet: bool, from_checkpoint: str | None = None,
+    call: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Any:
-    """Kick the crew or flow off, showing node progress unless ``quiet``."""
+    """Kick the crew or flow off, showing node progress unless ``quiet``.
+
+    ``call(inputs)`` makes the kickoff when given (the project's own ``kickoff`` call,
+    see :mod:`crewgraph.cli._entry`); else ``target.obj.kickoff(...)``.
+    """
     console = err_console()
     if quiet:
         _silence(target)
@@ -81,23 +98,28 @@ def run_target(
             console.print(f"[dim]inputs: {shown}[/]")
     from crewgraph.cli._progress import NodeProgress
 
-    progress = None if quiet else NodeProgress(console)
-    _ask_on_the_terminal(target, progress)
+    total = len(target.obj.tasks) if target.kind == "crew" else None
+    progress = NodeProgress(console, total_tasks=total, show=not quiet)
+    _ask_on_the_terminal(target, None if quiet else progress)
     start = time.perf_counter()
     try:
-        with progress if progress is not None else contextlib.nullcontext():
-            if target.kind == "crew" or from_checkpoint is not None:
+        with progress:
+            if call is not None:
+                result = call(inputs)
+            elif target.kind == "crew" or from_checkpoint is not None:
                 result = target.obj.kickoff(inputs=inputs, from_checkpoint=from_checkpoint)
             else:
                 result = target.obj.kickoff(inputs=inputs)
             result = _drain_stream(result)
+    except KeyboardInterrupt:
+        run_id = progress.run_id
+        if run_id and getattr(target.obj, "checkpoint", None):
+            raise Interrupted(f"interrupted {resume_hint(run_id, 'resume it with')}") from None
+        raise Interrupted("interrupted") from None
     except Exception as exc:
         run_id = getattr(exc, "run_id", None)
         if run_id and getattr(target.obj, "checkpoint", None):
-            raise UserError(
-                f"{describe(exc)} [run {run_id} is checkpointed: fix the cause, then "
-                f"`crewgraph checkpoints resume {run_id}`]"
-            ) from exc
+            raise UserError(f"{describe(exc)} {resume_hint(run_id, 'fix the cause, then')}") from exc
         raise
     if not quiet:
         _summary(console, target, result, time.perf_counter() - start)

@@ -9,7 +9,7 @@ import typer
 
 from crewgraph.cli._llm import LLM_ENV
 
-__all__ = ["DbOpt", "InputsOpt", "JsonOpt", "LlmOpt", "QuietOpt", "TargetArg"]
+__all__ = ["CheckpointOpt", "DbOpt", "InputsOpt", "JsonOpt", "LlmOpt", "QuietOpt", "TargetArg"]
 
 TargetArg = Annotated[
     str | None,
@@ -24,7 +24,8 @@ InputsOpt = Annotated[
     list[str] | None,
     typer.Option("--inputs", "-i", metavar="KEY=VALUE", help="A kickoff input; repeat for more.", show_default=False),
 ]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the result (no progress).")]
+QUIET_HELP = "Print only the result: no progress, headers or messages (errors still go to stderr)."
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help=QUIET_HELP)]
 LlmOpt = Annotated[
     str | None,
     typer.Option(
@@ -44,3 +45,6 @@ DbOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+CheckpointOpt = Annotated[
+    bool, typer.Option("--checkpoint/--no-checkpoint", help="Checkpoint every finished node (for resume/replay).")
+]

@@ -46,18 +46,17 @@ def _record(nid: str, data: dict[str, Any], saved: Any) -> Any:
 
 def run_graph_from_checkpoint(plan: Any, store: Any, run_id: str) -> Any:
     """The RunGraph of ``run_id``: ``plan``'s nodes and edges with saved records."""
-    import networkx as nx
-
+    from crewgraph.graph.digraph import Digraph
     from crewgraph.graph.run_record import RunGraph
 
     run_id = store.resolve_run_id(run_id)
     info = store.get_run(run_id)
     saved = {n.node_id: n for n in store.nodes(run_id)}
-    g = nx.DiGraph(name=plan.name)
-    for nid, data in plan.graph.nodes(data=True):
+    g = Digraph(name=plan.name)
+    for nid, data in plan.digraph.nodes(data=True):
         rec = _record(nid, data, saved.get(nid))
         g.add_node(nid, node=data.get("node"), kind=rec.kind, label=rec.label, record=rec)
-    for u, v, data in plan.graph.edges(data=True):
+    for u, v, data in plan.digraph.edges(data=True):
         g.add_edge(u, v, **data)
     for nid, cp in saved.items():
         if nid not in g:  # a node the current plan no longer has

@@ -23,7 +23,7 @@ from typing import Any
 
 from crewgraph.cli._errors import UserError
 
-__all__ = ["Target", "flow_class", "load_target", "project_settings"]
+__all__ = ["Target", "flow_class", "load_target", "names_target", "prepare_project", "project_settings"]
 
 _NO_TARGET = (
     "no crew found: pass MODULE:ATTR (e.g. my_project.crew:MyCrew), or run from a project folder "
@@ -71,14 +71,24 @@ def project_settings(cwd: Path) -> dict[str, Any]:
     return settings
 
 
-def load_target(spec: str | None, cwd: Path | None = None) -> Target:
-    """Resolve ``spec`` (or the project in ``cwd``) to a crew or flow object."""
-    cwd = (cwd or Path.cwd()).resolve()
+def prepare_project(cwd: Path) -> dict[str, Any]:
+    """Load ``cwd/.env``, put ``cwd`` and ``cwd/src`` on the path; ``[tool.crewgraph]``."""
     from crewgraph.llm.settings import load_dotenv_file
 
     load_dotenv_file(cwd)  # the project's .env (MODEL, keys...), as `crewai run` loads it; set variables win
     _extend_sys_path(cwd)
-    settings = project_settings(cwd)
+    return project_settings(cwd)
+
+
+def names_target(settings: dict[str, Any]) -> bool:
+    """Whether ``[tool.crewgraph]`` names the object to run (``crew``/``flow``/``entry``)."""
+    return any(settings.get(key) is not None for key in _SPEC_KEYS)
+
+
+def load_target(spec: str | None, cwd: Path | None = None) -> Target:
+    """Resolve ``spec`` (or the project in ``cwd``) to a crew or flow object."""
+    cwd = (cwd or Path.cwd()).resolve()
+    settings = prepare_project(cwd)
     defaults = settings.get("inputs", {})
     if not isinstance(defaults, dict):
         raise UserError("pyproject.toml: [tool.crewgraph] inputs must be a table of key = value")
@@ -121,8 +131,11 @@ def _extend_sys_path(cwd: Path) -> None:
             sys.path.insert(0, str(folder))
 
 
+_SPEC_KEYS = ("crew", "flow", "entry")
+
+
 def _default_spec(cwd: Path, settings: dict[str, Any]) -> str:
-    for key in ("crew", "flow", "entry"):
+    for key in _SPEC_KEYS:
         value = settings.get(key)
         if value is not None:
             if not isinstance(value, str) or not value.strip():

@@ -63,5 +63,6 @@ app.command("doctor")(doctor_cmd.doctor)
 app.command("ui")(ui_cmd.ui)
 app.command("serve")(ui_cmd.serve)
 app.add_typer(checkpoints_cmd.app, name="checkpoints")
-app.add_typer(flows_cmd.app, name="flows")
+app.add_typer(flows_cmd.app, name="flow")
+app.add_typer(flows_cmd.app, name="flows", hidden=True)  # the older name of the same group
 app.add_typer(create_cmd.app, name="create")

@@ -61,6 +61,7 @@ def list_runs(
     name: Annotated[str | None, typer.Option("--name", help="Only runs of this crew/flow name.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many runs.")] = 20,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """List checkpointed runs, newest first."""
     from crewgraph.checkpoint import list_checkpoints
@@ -70,7 +71,8 @@ def list_runs(
         typer.echo(json.dumps([r.model_dump(mode="json") for r in runs], indent=2))
         return
     if not runs:
-        typer.echo(f"No checkpointed runs in {_db(db)}.")
+        if not quiet:
+            typer.echo(f"No checkpointed runs in {_db(db)}.")
         return
     from rich.table import Table
 
@@ -90,6 +92,7 @@ def show(
     run_id: Annotated[str, typer.Argument(help="The run to show (its id, or a unique prefix of it).")],
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Show one run: status, inputs and every saved node."""
     with _open(db) as store:
@@ -221,6 +224,7 @@ def delete(
     all_runs: Annotated[bool, typer.Option("--all", help="Delete every run in the database.")] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before deleting every run.")] = False,
     db: DbOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Delete runs (by id, or --all)."""
     if all_runs == bool(run_ids):
@@ -229,9 +233,12 @@ def delete(
         if all_runs:
             if not yes:
                 typer.confirm(f"Delete every run in {store.path}?", abort=True)
-            typer.echo(f"Deleted {store.delete_all()} runs.")
+            deleted = store.delete_all()
+            if not quiet:
+                typer.echo(f"Deleted {deleted} runs.")
             return
         full = [store.resolve_run_id(r) for r in run_ids or []]  # check them all before deleting any
         for run_id in full:
             store.delete_run(run_id)
-            typer.echo(f"Deleted {run_id}.")
+            if not quiet:
+                typer.echo(f"Deleted {run_id}.")

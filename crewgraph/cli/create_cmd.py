@@ -1,4 +1,4 @@
-"""``crewgraph create crew NAME``: scaffold a runnable, tested project.
+"""``crewgraph create crew|flow NAME``: scaffold a runnable, tested project (CrewAI's layouts).
 
 Templates live in ``crewgraph/cli/templates/<kind>/`` as ``*.tmpl`` files
 filled with :class:`string.Template` (``$$package``...), so the ``{topic}``
@@ -17,23 +17,44 @@ from typing import Annotated
 import typer
 
 from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._options import QuietOpt
 
-__all__ = ["app", "project_names", "scaffold_crew"]
+__all__ = ["app", "project_names", "scaffold", "scaffold_crew", "scaffold_flow"]
 
 app = typer.Typer(name="create", help="Scaffold a new project.", no_args_is_help=True, add_completion=False)
 
-# template file -> destination (formatted with the project's names)
+# template file -> destination (formatted with the project's names), per kind of project
 _CREW_FILES = {
     "pyproject.toml.tmpl": "pyproject.toml",
     "README.md.tmpl": "README.md",
     "gitignore.tmpl": ".gitignore",
+    "env.tmpl": ".env.example",
     "package_init.py.tmpl": "src/{package}/__init__.py",
     "crew.py.tmpl": "src/{package}/crew.py",
     "main.py.tmpl": "src/{package}/main.py",
     "agents.yaml.tmpl": "src/{package}/config/agents.yaml",
     "tasks.yaml.tmpl": "src/{package}/config/tasks.yaml",
+    "empty_init.py.tmpl": "src/{package}/tools/__init__.py",
+    "custom_tool.py.tmpl": "src/{package}/tools/custom_tool.py",
     "test_crew.py.tmpl": "tests/test_crew.py",
 }
+_FLOW_FILES = {
+    "pyproject.toml.tmpl": "pyproject.toml",
+    "README.md.tmpl": "README.md",
+    "gitignore.tmpl": ".gitignore",
+    "env.tmpl": ".env.example",
+    "package_init.py.tmpl": "src/{package}/__init__.py",
+    "main.py.tmpl": "src/{package}/main.py",
+    "empty_init.py.tmpl": "src/{package}/crews/__init__.py",
+    "poem_crew.py.tmpl": "src/{package}/crews/poem_crew/poem_crew.py",
+    "agents.yaml.tmpl": "src/{package}/crews/poem_crew/config/agents.yaml",
+    "tasks.yaml.tmpl": "src/{package}/crews/poem_crew/config/tasks.yaml",
+    "custom_tool.py.tmpl": "src/{package}/tools/custom_tool.py",
+    "test_flow.py.tmpl": "tests/test_flow.py",
+}
+# the flow's poem_crew and tools packages get an empty __init__.py too
+_FLOW_EXTRA_INITS = ("src/{package}/crews/poem_crew/__init__.py", "src/{package}/tools/__init__.py")
+_KINDS = {"crew": (_CREW_FILES, ()), "flow": (_FLOW_FILES, _FLOW_EXTRA_INITS)}
 
 
 def project_names(name: str) -> dict[str, str]:
@@ -89,13 +110,15 @@ def _render(kind: str, template: str, names: dict[str, str]) -> str:
     return string.Template(text).substitute(names)
 
 
-def scaffold_crew(name: str, parent: Path) -> Path:
-    """Write a crew project named ``name`` under ``parent``; returns its folder."""
+def scaffold(kind: str, name: str, parent: Path) -> Path:
+    """Write a ``kind`` ("crew" or "flow") project named ``name`` under ``parent``; returns its folder."""
     names = project_names(name)
     root = parent / names["package"]
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise UserError(f"{root} already exists and is not empty; pick another name or --path")
-    files = {dest.format(**names): _render("crew", template, names) for template, dest in _CREW_FILES.items()}
+    templates, inits = _KINDS[kind]
+    files = {dest.format(**names): _render(kind, template, names) for template, dest in templates.items()}
+    files.update({dest.format(**names): "" for dest in inits})
     for relative, text in files.items():
         target = root / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -103,19 +126,42 @@ def scaffold_crew(name: str, parent: Path) -> Path:
     return root
 
 
+def scaffold_crew(name: str, parent: Path) -> Path:
+    """Write a crew project named ``name`` under ``parent``; returns its folder."""
+    return scaffold("crew", name, parent)
+
+
+def scaffold_flow(name: str, parent: Path) -> Path:
+    """Write a flow project named ``name`` under ``parent``; returns its folder."""
+    return scaffold("flow", name, parent)
+
+
+NameArg = Annotated[str, typer.Argument(help="Project name, e.g. 'latest ai development' or my_crew.")]
+PathOpt = Annotated[Path, typer.Option("--path", "-p", help="Folder to create the project in.", file_okay=False)]
+
+
+def _created(kind: str, root: Path, quiet: bool, demo: str) -> None:
+    if quiet:
+        typer.echo(str(root))
+        return
+    typer.echo(f"Created {kind} project {root.name} in {root}")
+    typer.echo(
+        f"\nNext (see its README.md; crewgraph must be installed, e.g. pip install /path/to/crewgraph):\n"
+        f"  cd {root}\n  {demo} --llm fake     # offline demo\n"
+        f"  {demo}                # with OPENAI_API_KEY set (or in .env)\n"
+        "  pytest                       # FakeLLM test"
+    )
+
+
 @app.command("crew")
 @guarded
-def crew(
-    name: Annotated[str, typer.Argument(help="Project name, e.g. 'latest ai development' or my_crew.")],
-    path: Annotated[
-        Path, typer.Option("--path", "-p", help="Folder to create the project in.", file_okay=False)
-    ] = Path("."),
-) -> None:
-    """Create a crew project: pyproject, src layout, YAML agents/tasks, main.py and a FakeLLM test."""
-    root = scaffold_crew(name, path)
-    package = root.name
-    typer.echo(f"Created crew project {package} in {root}")
-    typer.echo(
-        f"\nNext:\n  cd {root}\n  crewgraph run --llm fake     # offline demo\n"
-        "  crewgraph run                # with OPENAI_API_KEY set\n  pytest                       # FakeLLM test"
-    )
+def crew(name: NameArg, path: PathOpt = Path("."), quiet: QuietOpt = False) -> None:
+    """Create a crew project: pyproject, src layout, YAML agents/tasks, main.py, tools/ and a FakeLLM test."""
+    _created("crew", scaffold_crew(name, path), quiet, "crewgraph run")
+
+
+@app.command("flow")
+@guarded
+def flow(name: NameArg, path: PathOpt = Path("."), quiet: QuietOpt = False) -> None:
+    """Create a flow project: main.py with a Flow, crews/<crew>/config/*.yaml, tools/ and a FakeLLM test."""
+    _created("flow", scaffold_flow(name, path), quiet, "crewgraph flow kickoff")

@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._options import QuietOpt
 from crewgraph.cli._probes import ServerReport, probe_server
 
 __all__ = ["doctor", "plan_for"]
@@ -44,6 +45,7 @@ def doctor(
         float, typer.Option("--timeout", min=0.1, help="Seconds to wait for each probe.")
     ] = 60.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Probe a model server in a few short calls: chat, tool calls (native and written as text),
     structured output modes, streaming, usage and context window; then say what crewgraph will
@@ -55,7 +57,7 @@ def doctor(
     if api_key is None and "api.openai.com" in url:
         raise UserError("probing OpenAI needs OPENAI_API_KEY; for a local server pass --base-url")
     name = model or os.environ.get("CREWGRAPH_MODEL") or os.environ.get("OPENAI_MODEL_NAME")
-    if not as_json:
+    if not as_json and not quiet:
         typer.echo(f"Probing {url} (each probe waits at most {timeout:g}s)...")
     report = probe_server(url, name, api_key, timeout)
     plan = plan_for(report)

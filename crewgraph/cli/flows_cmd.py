@@ -1,4 +1,6 @@
-"""``crewgraph flows list|resume``: the runs of persisted flows (paused for input, killed...)."""
+"""``crewgraph flow kickoff|plot|list|resume``: run and draw the project's flow (CrewAI's
+``crewai flow kickoff`` / ``crewai flow plot``), and the runs of persisted flows (paused for
+input, killed...). The group answers to ``flow`` and ``flows``."""
 
 from __future__ import annotations
 
@@ -9,13 +11,21 @@ from typing import Annotated, Any
 import typer
 
 from crewgraph.cli._errors import UserError, guarded
-from crewgraph.cli._options import JsonOpt
+from crewgraph.cli._options import (
+    CheckpointOpt,
+    DbOpt,
+    InputsOpt,
+    JsonOpt,
+    LlmOpt,
+    QuietOpt,
+    TargetArg,
+)
 
 __all__ = ["app"]
 
 app = typer.Typer(
-    name="flows",
-    help="List persisted flow runs and resume paused or interrupted ones.",
+    name="flow",
+    help="Kick off or plot the project's flow; list persisted flow runs and resume paused or interrupted ones.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -38,12 +48,52 @@ def _store(db: Path | None) -> Any:
     return SQLiteFlowPersistence(path)
 
 
+@app.command("kickoff")
+@guarded
+def kickoff(
+    target: TargetArg = None,
+    inputs: InputsOpt = None,
+    quiet: QuietOpt = False,
+    llm: LlmOpt = None,
+    checkpoint: CheckpointOpt = True,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the project's flow and print its result (`crewgraph run`, preferring the kickoff script).
+
+    Without MODULE:ATTR: the function of the kickoff script in pyproject.toml, else kickoff()
+    in src/<pkg>/main.py. --llm applies to every crew the flow kicks off.
+    """
+    from crewgraph.cli.run_cmd import kick_project
+
+    kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json, prefer="flow")
+
+
+@app.command("plot")
+@guarded
+def plot(
+    target: TargetArg = None,
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="File to write (.svg, .png, .pdf, .dot...); '-' prints DOT.")
+    ] = "flow.svg",
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", help="Output format when the file name has no suffix.")
+    ] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Draw the project's flow (`crewgraph plot` on the Flow class in src/<pkg>/main.py)."""
+    from crewgraph.cli.plot_cmd import plot as plot_command
+
+    plot_command(target=target, output=output, fmt=fmt, run_id=None, inputs=None, db=None, quiet=quiet)
+
+
 @app.command("list")
 @guarded
 def list_runs(
     db: FlowDbOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many runs.")] = 20,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """List flow runs, newest first, with the question a paused run waits for."""
     runs = _store(db).list_runs(limit)
@@ -51,7 +101,8 @@ def list_runs(
         typer.echo(json.dumps(runs, indent=2, default=str))
         return
     if not runs:
-        typer.echo("No flow runs.")
+        if not quiet:
+            typer.echo("No flow runs.")
         return
     for r in runs:
         line = f"{r['run_id']}  {r.get('flow_name', '?')}  {r.get('status', '?')}"
@@ -67,6 +118,7 @@ def resume(
     answer: Annotated[str | None, typer.Option("--answer", "-a", help="The answer to the question it waits for.")] = None,
     db: FlowDbOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Resume a paused (give --answer) or interrupted flow run; completed methods do not run again.
 
@@ -86,7 +138,8 @@ def resume(
                                    "questions": [q.question for q in result.questions]}))
         else:
             typer.echo(f"Paused again, waiting for: {result.question}")
-            typer.echo(f"Resume with: crewgraph flows resume {result.run_id} --answer TEXT")
+            if not quiet:
+                typer.echo(f"Resume with: crewgraph flow resume {result.run_id} --answer TEXT")
         return
     if as_json:
         typer.echo(json.dumps({"run_id": run_id, "status": "completed", "result": result}, default=str))

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from crewgraph.cli._errors import UserError, guarded
-from crewgraph.cli._options import JsonOpt, TargetArg
+from crewgraph.cli._options import JsonOpt, QuietOpt, TargetArg
 
 __all__ = ["memory", "reset_memories"]
 
@@ -86,7 +86,7 @@ def memory(
     storage_path: StorageOpt = None,
     scope: ScopeOpt = "/",
     query: Annotated[
-        str | None, typer.Option("--query", "-q", help="Recall the memories that best match this text.")
+        str | None, typer.Option("--query", help="Recall the memories that best match this text.")
     ] = None,
     records: Annotated[bool, typer.Option("--list", "-l", help="List records (newest first).")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many results.")] = 10,
@@ -94,6 +94,7 @@ def memory(
     deep: Annotated[bool, typer.Option("--deep", help="Deep recall (may call the memory's LLM).")] = False,
     include_private: Annotated[bool, typer.Option("--include-private", help="Recall (or list) private memories too.")] = False,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Browse a memory store: its scope tree (default), --query to recall, --list for records."""
     if query is not None and records:
@@ -109,7 +110,7 @@ def memory(
         if as_json:
             rows = [{"score": m.score, "record": _record_json(m.record)} for m in matches]
             typer.echo(json.dumps(rows, indent=2, default=str))
-        elif not matches:
+        elif not matches and not quiet:
             typer.echo(f"No memories match {query!r}.")
         for m in [] if as_json else matches:
             console.print(f"[bold]{m.score:.2f}[/] {_record_line(m.record)}", soft_wrap=True)
@@ -118,7 +119,7 @@ def memory(
         found = mem.list_records(scope=scope, limit=limit, include_private=include_private)
         if as_json:
             typer.echo(json.dumps([_record_json(r) for r in found], indent=2, default=str))
-        elif not found:
+        elif not found and not quiet:
             typer.echo(f"No records under {scope}.")
         for r in [] if as_json else found:
             console.print(f"- {_record_line(r)}", soft_wrap=True)
@@ -156,6 +157,7 @@ def reset_memories(
     storage_path: StorageOpt = None,
     scope: Annotated[str | None, typer.Option("--scope", help="Only forget this scope and below.")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before resetting everything (--all).")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Reset memory: a crew's (MODULE:ATTR given) or the store at --storage-path / the default.
 
@@ -168,8 +170,9 @@ def reset_memories(
         where = target or storage_path or "the default store"
         typer.confirm(f"Reset all memory and knowledge of {where}?", abort=True)
     if knowledge or agent_knowledge or (all_ and scope is None):
-        _reset_knowledge(target, memory_, knowledge, agent_knowledge, all_, storage_path, scope)
+        _reset_knowledge(target, memory_, knowledge, agent_knowledge, all_, storage_path, scope, _say(quiet))
         return
+    say = _say(quiet)
     if target is not None:
         if storage_path is not None or scope is not None:
             raise UserError("--storage-path/--scope apply to a memory store, not to MODULE:ATTR")
@@ -181,23 +184,28 @@ def reset_memories(
         if found.obj.get_memory() is None:  # a user mistake, not a crash (reset_memories raises)
             raise UserError(f"crew {found.name!r} ({found.label}) has no memory to reset (it sets no memory=...)")
         found.obj.reset_memories(command_type="all" if all_ else "memory")
-        typer.echo(f"Reset the memory of crew {found.name!r}.")
+        say(f"Reset the memory of crew {found.name!r}.")
         return
     location = _location(storage_path)
     if not _exists(location):
-        typer.echo(f"Nothing to reset: no memory store at {location}.")
+        say(f"Nothing to reset: no memory store at {location}.")
         return
     mem = _open_memory(location)
     if scope is not None:
         mem.reset(scope=scope)
     else:
         mem.reset()
-    typer.echo(f"Reset memory at {location}" + (f" (scope {scope})." if scope else "."))
+    say(f"Reset memory at {location}" + (f" (scope {scope})." if scope else "."))
+
+
+def _say(quiet: bool) -> Any:
+    """``typer.echo`` for messages, or nothing with ``--quiet``."""
+    return (lambda text: None) if quiet else typer.echo
 
 
 def _reset_knowledge(
     target: str | None, memory_: bool, knowledge: bool, agent_knowledge: bool, all_: bool,
-    storage_path: str | None, scope: str | None,
+    storage_path: str | None, scope: str | None, say: Any = typer.echo,
 ) -> None:
     """``-kn``/``-akn``: a crew's knowledge (MODULE:ATTR), else the knowledge stores on disk."""
     if scope is not None:
@@ -218,7 +226,7 @@ def _reset_knowledge(
             except ValueError as exc:
                 raise UserError(f"crew {found.name!r} ({found.label}): {exc}") from None
         what = "memory and knowledge" if all_ else ", ".join(k.replace("_", " ") for k in kinds)
-        typer.echo(f"Reset the {what} of crew {found.name!r}.")
+        say(f"Reset the {what} of crew {found.name!r}.")
         return
     import os
     from pathlib import Path
@@ -232,9 +240,9 @@ def _reset_knowledge(
         location = _location(storage_path)
         if _exists(location):
             _open_memory(location).reset()
-            typer.echo(f"Reset memory at {location}.")
+            say(f"Reset memory at {location}.")
     if on_server:
-        typer.echo("Knowledge on the Qdrant server is reset per crew: pass MODULE:ATTR.")
+        say("Knowledge on the Qdrant server is reset per crew: pass MODULE:ATTR.")
         return
     # --storage-path names the memory folder; knowledge sits beside it, as by default
     root = Path(storage_path).expanduser().parent / "knowledge" if storage_path else default_knowledge_root()
@@ -242,6 +250,6 @@ def _reset_knowledge(
         crew=bool({"knowledge", "all"} & set(kinds)), agents=bool({"agent_knowledge", "all"} & set(kinds)), root=root
     )
     if removed:
-        typer.echo(f"Reset knowledge at {root}: {', '.join(removed)}.")
+        say(f"Reset knowledge at {root}: {', '.join(removed)}.")
     else:
-        typer.echo(f"Nothing to reset: no knowledge store at {root}.")
+        say(f"Nothing to reset: no knowledge store at {root}.")

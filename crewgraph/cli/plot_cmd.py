@@ -10,7 +10,7 @@ import typer
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint
-from crewgraph.cli._options import DbOpt, InputsOpt, TargetArg
+from crewgraph.cli._options import DbOpt, InputsOpt, QuietOpt, TargetArg
 from crewgraph.cli._target import load_target
 
 __all__ = ["plot"]
@@ -45,6 +45,7 @@ def plot(
     ] = None,
     inputs: InputsOpt = None,
     db: DbOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Render the execution plan with Graphviz (or, with --run, the executed graph)."""
     found = load_target(target)
@@ -77,5 +78,8 @@ def plot(
         written = write_text(drawn.to_mermaid(), Path(output), default_suffix=".mmd")
     else:
         written = drawn.render(Path(output), format=fmt)
+    if quiet:
+        typer.echo(str(written))
+        return
     what = f"run {run_id}" if run_id else "plan"
     typer.echo(f"Wrote the {what} of {found.name!r} to {written}")

@@ -11,10 +11,18 @@ from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
 from crewgraph.cli._llm import apply_llm
-from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, QuietOpt, TargetArg
-from crewgraph.cli._target import load_target
+from crewgraph.cli._options import (
+    CheckpointOpt,
+    DbOpt,
+    InputsOpt,
+    JsonOpt,
+    LlmOpt,
+    QuietOpt,
+    TargetArg,
+)
+from crewgraph.cli._target import load_target, names_target, prepare_project
 
-__all__ = ["replay", "run"]
+__all__ = ["kick_project", "replay", "run"]
 
 
 @guarded
@@ -23,24 +31,45 @@ def run(
     inputs: InputsOpt = None,
     quiet: QuietOpt = False,
     llm: LlmOpt = None,
-    checkpoint: Annotated[
-        bool, typer.Option("--checkpoint/--no-checkpoint", help="Checkpoint every finished node (for resume/replay).")
-    ] = True,
+    checkpoint: CheckpointOpt = True,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a crew or flow and print its result.
 
-    Without MODULE:ATTR, runs the project in the current folder: the crew named by
-    crew = "pkg.crew:MyCrew" in the tool.crewgraph table of pyproject.toml, else
-    src/<pkg>/crew.py. Default inputs come from tool.crewgraph.inputs there.
+    Without MODULE:ATTR, runs the project in the current folder as `crewai run` does:
+    the function of its run_crew (or, for a flow, kickoff) script in pyproject.toml, else
+    run() (kickoff()) in src/<pkg>/main.py, with the inputs it passes; -i overrides them.
+    With crew = "pkg.crew:MyCrew" (or flow = ...) in [tool.crewgraph], that object is run
+    with the inputs of [tool.crewgraph.inputs]. The project's .env is read first.
     """
+    kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json)
+
+
+def kick_project(
+    target: str | None, inputs: list[str] | None, *, quiet: bool, llm: str | None, checkpoint: bool,
+    db: Path | None, as_json: bool, prefer: str | None = None,
+) -> None:
+    """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result."""
+    from crewgraph.cli._entry import KickoffSession, call_entry, find_entry, load_entry
+
+    cwd = Path.cwd().resolve()
+    if target is None:
+        settings = prepare_project(cwd)
+        entry = None if names_target(settings) else find_entry(cwd, settings, prefer)
+        if entry is not None:
+            func = load_entry(entry, cwd)
+            session = KickoffSession(entry.spec, parse_inputs(inputs), llm, checkpoint, db, quiet)
+            if call_entry(func, session) is None and not session.results:
+                raise UserError(f"{entry.spec} ({entry.source}) returned without kicking off a crew or flow")
+            print_result(session.results[-1], as_json)
+            return
     found = load_target(target)
     data = parse_inputs(inputs, found.default_inputs)
-    apply_llm(found, llm)
-    configure_checkpoint(found, checkpoint, db)
-    result = run_target(found, data, quiet=quiet)
-    print_result(result, as_json)
+    if found.kind == "crew":
+        apply_llm(found, llm)  # before the checkpoint set-up, which may build the crew's memory
+    session = KickoffSession(found.label, data, llm, checkpoint, db, quiet, drain_streams=True)
+    print_result(call_entry(lambda: found.obj.kickoff(inputs={}), session), as_json)
 
 
 def _task_plans(graph: Any, label: str) -> list[dict[str, Any]]:
@@ -68,7 +97,7 @@ def _pick_task(plans: list[dict[str, Any]], wanted: str) -> dict[str, Any]:
 def _nodes_to_rerun(graph: Any, plans: list[dict[str, Any]], start: dict[str, Any]) -> set[str]:
     """The task's nodes, every later task's nodes, and everything downstream of them."""
     prefixes = tuple(p["key"] + "." for p in plans if p["index"] >= start["index"])
-    todo = [nid for nid in graph.graph.nodes if nid.startswith(prefixes)]
+    todo = [nid for nid in graph.digraph.nodes if nid.startswith(prefixes)]
     seen = set(todo)
     while todo:
         for succ in graph.execution_successors(todo.pop()):

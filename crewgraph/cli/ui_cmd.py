@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from crewgraph.cli._errors import UserError, guarded
-from crewgraph.cli._options import DbOpt, LlmOpt
+from crewgraph.cli._options import DbOpt, LlmOpt, QuietOpt
 
 __all__ = ["serve", "ui"]
 
@@ -48,7 +48,8 @@ NoProjectOpt = Annotated[
 
 
 def _start(crew: list[str] | None, flow: list[str] | None, host: str, port: int, token: str | None,
-           db: Path | None, flow_db: Path | None, llm: str | None, no_project: bool, open_browser: bool) -> None:
+           db: Path | None, flow_db: Path | None, llm: str | None, no_project: bool, open_browser: bool,
+           quiet: bool = False) -> None:
     from crewgraph.ui.settings import UISettings
 
     targets: list[str | None] = [] if no_project else [None]
@@ -65,8 +66,9 @@ def _start(crew: list[str] | None, flow: list[str] | None, host: str, port: int,
     generated = token is None and settings.needs_token
 
     def ready(url: str) -> None:
-        typer.echo(f"crewgraph UI on {url}", err=True)
-        if generated:
+        if not quiet:
+            typer.echo(f"crewgraph UI on {url}", err=True)
+        if generated:  # printed even with --quiet: the server is useless without it
             typer.echo(f"API token (generated): {settings.token}", err=True)
         if open_browser:
             import webbrowser
@@ -84,21 +86,21 @@ def _start(crew: list[str] | None, flow: list[str] | None, host: str, port: int,
 @guarded
 def ui(crew: CrewOpt = None, flow: FlowOpt = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8765,
        token: TokenOpt = None, db: DbOpt = None, flow_db: FlowDbOpt = None, llm: LlmOpt = None,
-       no_project: NoProjectOpt = False) -> None:
+       no_project: NoProjectOpt = False, quiet: QuietOpt = False) -> None:
     """Open the web UI: runs, their executed graphs, live updates, resume/answer/fork/kickoff.
 
     Registers the project in the current folder (as `crewgraph run` finds it) and every --crew/--flow
     for kickoff. Opens the browser; `crewgraph serve` is the same server without it.
     """
-    _start(crew, flow, host, port, token, db, flow_db, llm, no_project, open_browser=True)
+    _start(crew, flow, host, port, token, db, flow_db, llm, no_project, open_browser=True, quiet=quiet)
 
 
 @guarded
 def serve(crew: CrewOpt = None, flow: FlowOpt = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8765,
           token: TokenOpt = None, db: DbOpt = None, flow_db: FlowDbOpt = None, llm: LlmOpt = None,
-          no_project: NoProjectOpt = False) -> None:
+          no_project: NoProjectOpt = False, quiet: QuietOpt = False) -> None:
     """Serve the web UI and its REST API without opening a browser (servers, containers, scripts).
 
     Prints the address and, when the host is not loopback, the API token requests must carry.
     """
-    _start(crew, flow, host, port, token, db, flow_db, llm, no_project, open_browser=False)
+    _start(crew, flow, host, port, token, db, flow_db, llm, no_project, open_browser=False, quiet=quiet)

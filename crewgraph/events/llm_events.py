@@ -46,11 +46,16 @@ class LLMCallFailedEvent(BaseEvent):
 
 
 class LLMCallRetryEvent(BaseEvent):
+    """Attempt ``attempt`` of ``max_attempts`` failed (``status_code`` when the server answered);
+    the next starts in ``wait_seconds``."""
+
     event_type: ClassVar[str] = "llm_call_retry"
     model: str
     attempt: int
     wait_seconds: float
     error: str
+    max_attempts: int | None = None
+    status_code: int | None = None
 
 
 class StreamedToolCall(BaseModel):

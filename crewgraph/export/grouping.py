@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from crewgraph.export.keyarg import call_arguments, format_key_arg, key_argument
 
 if TYPE_CHECKING:
-    import networkx as nx
-
+    from crewgraph.graph.digraph import Digraph
     from crewgraph.graph.run_record import RunRecord
 
 __all__ = [
@@ -90,7 +89,7 @@ class CallGroup:
         }
 
 
-def record_of(graph: nx.DiGraph, node_id: str) -> RunRecord:
+def record_of(graph: Digraph, node_id: str) -> RunRecord:
     """The node's run record (a node the runtime added without one shows as never started)."""
     from crewgraph.graph.run_record import RunRecord
 
@@ -132,7 +131,7 @@ def _task_of(node: Any) -> tuple[str, str | None] | None:
 
 
 def task_clusters(
-    graph: nx.DiGraph, parent_of: dict[str, str] | None = None, keep: set[str] | None = None
+    graph: Digraph, parent_of: dict[str, str] | None = None, keep: set[str] | None = None
 ) -> tuple[list[TaskCluster], dict[str, str]]:
     """The task clusters of ``graph`` and ``{node_id: cluster key}`` for the nodes in one.
 
@@ -181,7 +180,7 @@ def task_clusters(
     return ordered, {n: k for n, k in of.items() if keep is None or n in keep}
 
 
-def children_of(graph: nx.DiGraph, keep: set[str]) -> dict[str, list[str]]:
+def children_of(graph: Digraph, keep: set[str]) -> dict[str, list[str]]:
     """``{parent: [children in spawn order]}`` for the nodes a run spawned (a record's
     ``parent``, or a ``spawned`` edge when the record does not say)."""
     children: dict[str, list[str]] = {}
@@ -258,7 +257,7 @@ def _copy(group: CallGroup) -> CallGroup:
     )
 
 
-def call_groups(graph: nx.DiGraph, children: list[str], *, collapse: bool = True) -> list[CallGroup]:
+def call_groups(graph: Digraph, children: list[str], *, collapse: bool = True) -> list[CallGroup]:
     """``children`` (one parent's, in order) as drawn nodes: runs of consecutive calls with
     the same signature become one group, and so do repeated calls of one tool in an agent
     loop (see :func:`_fold_loops`); each call is its own group with ``collapse=False``."""

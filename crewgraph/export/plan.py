@@ -11,8 +11,7 @@ from crewgraph.export.scene import Scene, SceneCluster, SceneEdge, SceneNode, sc
 from crewgraph.export.styles import KIND_ORDER, kind_style
 
 if TYPE_CHECKING:
-    import networkx as nx
-
+    from crewgraph.graph.digraph import Digraph
     from crewgraph.graph.execution_graph import ExecutionGraph
 
 __all__ = [
@@ -33,7 +32,7 @@ _RANKDIRS = ("TB", "LR", "BT", "RL")
 
 
 def ordered_edges(
-    graph: nx.DiGraph, keep: set[str] | None = None
+    graph: Digraph, keep: set[str] | None = None
 ) -> list[tuple[str, str, dict[str, Any]]]:
     """Edges sorted by the insertion position of their ends, so the DOT text (and
     therefore the drawing) is the same every time for the same graph."""
@@ -94,7 +93,7 @@ def plan_scene(
     clusters: bool = True,
 ) -> Scene:
     """What the plan drawing shows: each node by kind, each task's nodes in one box."""
-    g = graph.graph
+    g = graph.digraph
     keep = {node_id for node_id, kind in g.nodes(data="kind") if show_tools or kind != "tool"}
     scene = Scene(name=graph.name, title=graph.name if title is None else title)
     found, cluster_of = task_clusters(g, keep=keep) if clusters else ([], {})
@@ -176,7 +175,7 @@ def plan_to_json(graph: ExecutionGraph) -> dict[str, Any]:
     each node is its ``describe()`` plus ``kind`` and ``plan_only``; each edge has
     ``source``, ``target``, ``kind`` and any other attributes (a route ``label``...).
     Everything is JSON-serialisable."""
-    g = graph.graph
+    g = graph.digraph
     nodes = []
     for node_id, data in g.nodes(data=True):
         node = data.get("node")

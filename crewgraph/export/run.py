@@ -49,8 +49,7 @@ from crewgraph.export.styles import (
 )
 
 if TYPE_CHECKING:
-    import networkx as nx
-
+    from crewgraph.graph.digraph import Digraph
     from crewgraph.graph.run_record import RunGraph, RunRecord
 
 __all__ = ["format_duration", "handled_failure", "run_scene", "run_to_dot", "run_to_json", "run_to_mermaid"]
@@ -73,7 +72,7 @@ def format_duration(ms: float) -> str:
     return f"{minutes}m {rest:02d}s"
 
 
-def _is_template(graph: nx.DiGraph, node_id: str, record: RunRecord) -> bool:
+def _is_template(graph: Digraph, node_id: str, record: RunRecord) -> bool:
     """A plan-only tool template (never scheduled): its node says so, or failing that,
     it never ran and is reached only by "may call" edges."""
     node = graph.nodes[node_id].get("node")
@@ -165,7 +164,7 @@ def _tooltip(group: CallGroup, records: list[RunRecord]) -> str:
     return "\n".join(lines)
 
 
-def _scene_node(graph: nx.DiGraph, group: CallGroup, cluster: str | None) -> SceneNode:
+def _scene_node(graph: Digraph, group: CallGroup, cluster: str | None) -> SceneNode:
     records = [record_of(graph, m) for m in group.members]
     first = records[0]
     style = kind_style(first.kind)
@@ -195,7 +194,7 @@ def _scene_node(graph: nx.DiGraph, group: CallGroup, cluster: str | None) -> Sce
 
 
 def _visible(run_graph: RunGraph, show_tools: bool, show_templates: bool) -> set[str]:
-    g = run_graph.graph
+    g = run_graph.digraph
     keep = set()
     for node_id in g.nodes:
         record = record_of(g, node_id)
@@ -242,7 +241,7 @@ def run_scene(
     row: int = ROW_LEN,
 ) -> Scene:
     """What the executed-graph drawing shows (see :mod:`crewgraph.export.scene`)."""
-    g = run_graph.graph
+    g = run_graph.digraph
     keep = _visible(run_graph, show_tools, show_templates)
     children = children_of(g, keep)
     parent_of = {child: parent for parent, kids in children.items() for child in kids}
@@ -327,7 +326,7 @@ def run_to_mermaid(
     return scene_to_mermaid(scene, check_rankdir(rankdir))
 
 
-def _spawn_edges(graph: nx.DiGraph) -> list[tuple[str, str]]:
+def _spawn_edges(graph: Digraph) -> list[tuple[str, str]]:
     """parent -> child for spawned nodes the runtime did not join by an edge itself."""
     missing = []
     for node_id in graph.nodes:
@@ -343,7 +342,7 @@ def run_to_json(run_graph: RunGraph) -> dict[str, Any]:
     ``spawned`` edges from parents to the tool calls they made), the task ``clusters``,
     the collapsed call ``groups`` (every member listed) and totals. Everything is
     JSON-serialisable."""
-    g = run_graph.graph
+    g = run_graph.digraph
     everything = set(g.nodes)
     records = [record_of(g, node_id) for node_id in g.nodes]
     children = children_of(g, everything)

@@ -149,8 +149,9 @@ class Digraph:
     def to_networkx(self) -> nx.DiGraph:
         """The ``networkx.DiGraph`` over this graph's storage (built once; shares every dict)."""
         if self._nx is None:
-            import networkx as nx
+            from crewgraph._internal.extras import import_extra
 
+            nx = import_extra("networkx", "networkx", "the networkx view of a graph (.graph)")
             g = nx.DiGraph()
             g.graph = self.graph
             g._node = self._node

@@ -47,7 +47,8 @@ class ExecutionGraph:
 
     @property
     def graph(self) -> nx.DiGraph:
-        """The plan as a ``networkx.DiGraph`` (shares storage with ``digraph``)."""
+        """The plan as a ``networkx.DiGraph`` (shares storage with ``digraph``); needs the
+        ``networkx`` extra (``MissingExtraError`` naming it otherwise)."""
         return self.digraph.to_networkx()
 
     # building -----------------------------------------------------------

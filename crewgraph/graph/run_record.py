@@ -78,6 +78,7 @@ class RunGraph:
 
     @property
     def graph(self) -> nx.DiGraph:
+        """The run as a ``networkx.DiGraph`` (needs the ``networkx`` extra); see ``digraph``."""
         return self.digraph.to_networkx()
 
     def __repr__(self) -> str:

@@ -264,10 +264,12 @@ async def call_with_retries(
         exc = outcome.exception() if outcome is not None else None
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         message = exc.failure.message if isinstance(exc, _Transient) else str(exc)
+        status = exc.failure.status_code if isinstance(exc, _Transient) else None
         _log.info("LLM %s attempt %d failed (%s); retrying in %.2fs",
                   model, state.attempt_number, message, wait)
         if emit is not None:
-            _emit_retry(emit, model=model, attempt=state.attempt_number, wait=wait, error=message)
+            _emit_retry(emit, model=model, attempt=state.attempt_number, wait=wait, error=message,
+                        max_attempts=settings.max_retries + 1, status_code=status)
 
     retrying = AsyncRetrying(
         stop=stop_after_attempt(settings.max_retries + 1),
@@ -282,11 +284,13 @@ async def call_with_retries(
         raise _to_llm_error(exc.failure, model=model, attempts=attempts, exhausted=True) from exc.original
 
 
-def _emit_retry(emit: Callable[[Any], None], *, model: str, attempt: int, wait: float, error: str) -> None:
+def _emit_retry(emit: Callable[[Any], None], *, model: str, attempt: int, wait: float, error: str,
+                max_attempts: int | None = None, status_code: int | None = None) -> None:
     from crewgraph.events.llm_events import LLMCallRetryEvent
 
     try:
-        emit(LLMCallRetryEvent(model=model, attempt=attempt, wait_seconds=wait, error=error))
+        emit(LLMCallRetryEvent(model=model, attempt=attempt, wait_seconds=wait, error=error,
+                               max_attempts=max_attempts, status_code=status_code))
     except Exception:  # a broken listener must not turn a transient error into a failure
         _log.exception("emit(LLMCallRetryEvent) failed")
 

@@ -41,8 +41,8 @@ def add_run_files(graph: ExecutionGraph, files: dict[str, str]) -> None:
     from crewgraph.nodes.agent_step import AgentStepNode
 
     problems: list[str] = []
-    for node_id in list(graph.graph.nodes):
-        node = graph.graph.nodes[node_id].get("node")
+    for node_id in list(graph.digraph.nodes):
+        node = graph.digraph.nodes[node_id].get("node")
         if not isinstance(node, AgentStepNode):
             continue
         merged = {**files, **dict(node.input_files)}
@@ -50,6 +50,6 @@ def add_run_files(graph: ExecutionGraph, files: dict[str, str]) -> None:
             problem = file_problem(name, source, multimodal=node.multimodal)
             if problem is not None:
                 problems.append(f"task {node.task_name!r}: {problem}")
-        graph.graph.nodes[node_id]["node"] = dataclasses.replace(node, input_files=tuple(merged.items()))
+        graph.digraph.nodes[node_id]["node"] = dataclasses.replace(node, input_files=tuple(merged.items()))
     if problems:
         raise CompileError(problems[0] if len(problems) == 1 else "\n".join(problems), problems=problems)

@@ -50,7 +50,7 @@ def test_tree_query_list(cli, seeded: str) -> None:
     assert "rate limit" in listed.stdout and "PostgreSQL" in listed.stdout and "8080" not in listed.stdout
     rows = json.loads(cli("memory", "-s", store, "--list", "--json").stdout)
     assert sorted(r["scope"] for r in rows) == ["/ops", "/project/alpha", "/project/beta/api"]
-    hits = json.loads(cli("memory", "-s", store, "-q", "which port does staging run on", "--json").stdout)
+    hits = json.loads(cli("memory", "-s", store, "--query", "which port does staging run on", "--json").stdout)
     assert hits[0]["record"]["content"] == "Staging runs on port 8080." and hits[0]["score"] > 0
     tree_json = json.loads(cli("memory", "-s", store, "--json").stdout)  # JSON, not the text tree
     assert tree_json["scope"] == "/" and tree_json["records"] == 3
@@ -67,7 +67,7 @@ def test_default_location_is_the_storage_dir(cli, seeded: str, monkeypatch: pyte
 def test_missing_store_and_bad_combination(cli, tmp_path: Path) -> None:
     missing = cli("memory", "-s", str(tmp_path / "none"))
     assert missing.exit_code == 1 and "no memory store at" in missing.stderr
-    both = cli("memory", "-s", str(tmp_path), "-q", "x", "--list")
+    both = cli("memory", "-s", str(tmp_path), "--query", "x", "--list")
     assert both.exit_code == 1 and "either --query or --list" in both.stderr
 
 

@@ -63,11 +63,16 @@ def test_scaffold_layout_and_its_own_test(cli, tmp_path: Path, monkeypatch: pyte
     root = tmp_path / "projects" / "news_desk"
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
     assert files == [
-        ".gitignore", "README.md", "pyproject.toml",
+        ".env.example", ".gitignore", "README.md", "pyproject.toml",
         "src/news_desk/__init__.py", "src/news_desk/config/agents.yaml", "src/news_desk/config/tasks.yaml",
-        "src/news_desk/crew.py", "src/news_desk/main.py", "tests/test_crew.py",
+        "src/news_desk/crew.py", "src/news_desk/main.py",
+        "src/news_desk/tools/__init__.py", "src/news_desk/tools/custom_tool.py", "tests/test_crew.py",
     ]
-    assert 'crew = "news_desk.crew:NewsDesk"' in (root / "pyproject.toml").read_text()
+    assert 'run_crew = "news_desk.main:run"' in (root / "pyproject.toml").read_text()
+    # CrewAI's import paths, as its template writes them
+    source = (root / "src" / "news_desk" / "crew.py").read_text()
+    assert "from crewgraph.agents.agent_builder.base_agent import BaseAgent" in source
+    assert "from crewgraph.project import CrewBase, agent, before_kickoff, crew, task" in source
     # the scaffold's own FakeLLM test passes (run in-process)
     monkeypatch.syspath_prepend(str(root / "src"))
     spec = importlib.util.spec_from_file_location("news_desk_test", root / "tests" / "test_crew.py")

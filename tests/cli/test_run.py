@@ -33,16 +33,16 @@ def test_llm_from_the_environment(cli, project: Path, monkeypatch) -> None:
     assert "fake answer" in result.stdout
 
 
-def test_llm_from_the_environment_leaves_flows_alone(cli, write_module, monkeypatch) -> None:
-    """A CREWGRAPH_LLM exported for one's crews must not make flows refuse to run;
-    an explicit --llm on a flow is still an error."""
+def test_llm_on_a_flow_without_crews(cli, write_module, monkeypatch) -> None:
+    """--llm (or CREWGRAPH_LLM) on a flow applies to the crews it kicks off; a flow that
+    kicks off none runs as it is."""
     mod = write_module(FLOW_MODULE)
     monkeypatch.setenv("CREWGRAPH_LLM", "fake")
     result = cli("run", mod, "-q", "-i", "name=Ada")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "HELLO Ada"
-    explicit = cli("run", mod, "-q", "--llm", "fake")
-    assert explicit.exit_code == 1 and "--llm works on crews" in explicit.stderr
+    explicit = cli("run", mod, "-q", "--llm", "fake", "-i", "name=Bo")
+    assert explicit.exit_code == 0 and explicit.stdout.strip() == "HELLO Bo"
 
 
 def test_every_kind_of_target(cli, write_module) -> None:
@@ -70,8 +70,6 @@ def test_a_flow_class(cli, write_module) -> None:
     assert result.stdout.strip() == "HELLO Grace"
     ambiguous = cli("run", instance)
     assert ambiguous.exit_code == 1 and "several crews" in ambiguous.stderr
-    no_llm = cli("run", f"{instance}:flow", "--llm", "fake")
-    assert no_llm.exit_code == 1 and "--llm works on crews" in no_llm.stderr
 
 
 def test_json_output(cli, write_module) -> None:
