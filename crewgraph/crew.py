@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
 from pydantic import ConfigDict
 
-from crewgraph.spec.crew import CrewSpec
+from crewgraph.spec.crew import CrewSpec, check_executor
 
 if TYPE_CHECKING:
     from crewgraph.graph.execution_graph import ExecutionGraph
@@ -113,23 +113,28 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     ) -> CrewOutput | CrewStreamingOutput: ...
     def kickoff(
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew and return its output. Blocks; see :meth:`kickoff_async`.
 
         With ``stream=True`` it returns a :class:`~crewgraph.streaming.CrewStreamingOutput`
         at once: iterating it runs the crew and yields chunks; then read ``.result``.
         ``input_files`` (name -> path or image URL) go to every task, as CrewAI's do.
+        ``executor`` (this kickoff's; else ``Crew(executor=...)``) runs the node steps
+        elsewhere, e.g. ``crewgraph.distributed.RayExecutor(address="auto")``.
         """
+        if executor is not None:
+            check_executor(executor)
         if input_files:
             from crewgraph._internal.sync import run_sync
 
-            return run_sync(self._run_with_files(inputs, from_checkpoint, input_files))
+            return run_sync(self._run_with_files(inputs, from_checkpoint, input_files, executor))
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
-            return stream_crew(self, [inputs], from_checkpoint=from_checkpoint, on_loop=False)
-        return self._run_sync(inputs, from_checkpoint)
+            crew = self if executor is None else self.model_copy(update={"executor": executor})
+            return stream_crew(crew, [inputs], from_checkpoint=from_checkpoint, on_loop=False)
+        return self._run_sync(inputs, from_checkpoint, executor)
 
     @overload
     async def kickoff_async(
@@ -148,18 +153,21 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     ) -> CrewOutput | CrewStreamingOutput: ...
     async def kickoff_async(
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``)."""
+        if executor is not None:
+            check_executor(executor)
         if input_files:
-            return await self._run_with_files(inputs, from_checkpoint, input_files)
+            return await self._run_with_files(inputs, from_checkpoint, input_files, executor)
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
-            return stream_crew(self, [inputs], from_checkpoint=from_checkpoint, on_loop=True)
+            crew = self if executor is None else self.model_copy(update={"executor": executor})
+            return stream_crew(crew, [inputs], from_checkpoint=from_checkpoint, on_loop=True)
         from crewgraph.runner import run_crew
 
-        return await run_crew(self, inputs, from_checkpoint=from_checkpoint)
+        return await run_crew(self, inputs, from_checkpoint=from_checkpoint, executor=executor)
 
     def kickoff_for_each(self, inputs: list[dict[str, Any]]) -> list[CrewOutput] | list[CrewStreamingOutput]:
         """Run the crew once per inputs dict, one after the other.
@@ -191,7 +199,7 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         return list(await asyncio.gather(*(run_crew(self, i) for i in inputs)))
 
     async def _run_with_files(self, inputs: dict[str, Any] | None, from_checkpoint: Any,
-                              input_files: dict[str, Any]) -> CrewOutput:
+                              input_files: dict[str, Any], executor: Any = None) -> CrewOutput:
         """A kickoff whose every task also gets ``input_files`` (see :mod:`crewgraph.runner.input_files`)."""
         if self.stream:
             raise ValueError("kickoff(input_files=...) is not supported with stream=True yet; give the "
@@ -201,13 +209,13 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
         files = normalize_files(input_files)
         return await run_crew(self, file_inputs(dict(inputs or {}), files), from_checkpoint=from_checkpoint,
-                              plan_hook=lambda graph: add_run_files(graph, files))
+                              plan_hook=lambda graph: add_run_files(graph, files), executor=executor)
 
-    def _run_sync(self, inputs: dict[str, Any] | None, from_checkpoint: Any) -> CrewOutput:
+    def _run_sync(self, inputs: dict[str, Any] | None, from_checkpoint: Any, executor: Any = None) -> CrewOutput:
         from crewgraph._internal.sync import run_sync
         from crewgraph.runner import run_crew
 
-        return run_sync(run_crew(self, inputs, from_checkpoint=from_checkpoint))
+        return run_sync(run_crew(self, inputs, from_checkpoint=from_checkpoint, executor=executor))
 
     # ------------------------------------------------------------------ checkpoints
     @classmethod

@@ -99,6 +99,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         respect_context_window=agent.respect_context_window,
         input_files=tuple(task.input_files.items()),
         multimodal=agent.multimodal,
+        resources=tuple(sorted((task.resources or {}).items())),
     )
 
 

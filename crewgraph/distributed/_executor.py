@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from crewgraph.errors import ConfigurationError, CrewGraphError
 
 if TYPE_CHECKING:
+    from crewgraph.graph.execution_graph import ExecutionGraph
     from crewgraph.graph.node import Node
 
 __all__ = ["RayExecutor", "WorkerLostError"]
@@ -50,21 +51,12 @@ class WorkerLostError(CrewGraphError):
 
 
 def _check_resources(what: str, resources: Mapping[str, Any] | None) -> dict[str, float]:
-    """A resource request as Ray takes it: names to non-negative finite numbers."""
-    if resources is None:
-        return {}
-    if not isinstance(resources, Mapping):
-        raise ConfigurationError(f"{what}: resources must be a mapping of name to amount, got {resources!r}")
-    out: dict[str, float] = {}
-    for name, amount in resources.items():
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigurationError(f"{what}: resource names must be non-empty strings, got {name!r}")
-        if isinstance(amount, bool) or not isinstance(amount, int | float) or not math.isfinite(amount) or amount < 0:
-            raise ConfigurationError(
-                f"{what}: resource {name!r} must be a non-negative number, got {amount!r}"
-            )
-        out[name] = float(amount)
-    return out
+    from crewgraph._internal.resources import check_resources
+
+    try:
+        return check_resources(what, resources)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
 
 
 class RayExecutor:
@@ -134,21 +126,28 @@ class RayExecutor:
         with self._lock:
             if self._connected and ray.is_initialized():
                 return ray
-            if ray.is_initialized():
-                self._connected = True
-                return ray
             address = self.address
             if address is not None and address != "local":
                 _check_reachable(address, self.connect_timeout)
+            if ray.is_initialized():
+                _check_same_cluster(ray, address)
+                self._connected = True
+                return ray
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no telemetry the user did not ask for
+            os.environ.setdefault("RAY_TQDM_PATCH_PRINT", "0")  # Ray must not replace builtins.print
             kwargs: dict[str, Any] = {
-                "address": address,
+                # None means a Ray of our own: ray.init(address=None) would join whatever
+                # cluster `ray start` last left on this machine.
+                "address": "local" if address is None else address,
                 "ignore_reinit_error": True,
                 "log_to_driver": False,
                 "include_dashboard": False,
             }
             if self.runtime_env:
                 kwargs["runtime_env"] = self.runtime_env
+            if address is None or address == "local":
+                # A Ray started here is for this machine only: it listens on loopback.
+                kwargs["_node_ip_address"] = "127.0.0.1"
             if address is not None and address.startswith("ray://"):
                 kwargs.pop("include_dashboard")
             try:
@@ -161,6 +160,15 @@ class RayExecutor:
             self._started_here = address is None
             return ray
 
+    # ------------------------------------------------------------------ the executor protocol
+    def prepare(self, graph: ExecutionGraph, *, state: Any = None, memory: Any = None, llm: Any = None) -> Any:
+        """At kickoff, before any token is spent: connect, check that what the graph's steps
+        need can travel and can be placed, and return the run's session (its ``run_step``)."""
+        from crewgraph.distributed._session import RaySession
+
+        ray = self.connect()
+        return RaySession(self, ray, graph, state=state, memory=memory, llm=llm)
+
     # ------------------------------------------------------------------ placement
     def step_options(self, node: Node) -> dict[str, Any]:
         """Ray task options for one node: this executor's CPUs and resources plus the node's."""
@@ -168,7 +176,9 @@ class RayExecutor:
         if self.num_cpus_per_node is not None:
             options["num_cpus"] = self.num_cpus_per_node
         wanted = dict(self.resources)
-        for name, amount in getattr(node, "resources", ()) or ():
+        tool = getattr(node, "tool", None)  # a tool call asks for what its tool needs
+        for name, amount in [*(getattr(node, "resources", ()) or ()),
+                             *(getattr(tool, "resources", None) or {}).items()]:
             wanted[name] = wanted.get(name, 0.0) + float(amount)
         cpus = wanted.pop("CPU", None)
         gpus = wanted.pop("GPU", None)
@@ -235,6 +245,19 @@ def _check_reachable(address: str, timeout: float) -> None:
             f"RayExecutor: no Ray cluster answers at {address!r} (tried for {timeout:g}s: {exc}). "
             "Start one with `ray start --head` and pass its address, or use address=None for a local Ray."
         ) from None
+
+
+def _check_same_cluster(ray: Any, address: str | None) -> None:
+    """This process is already a driver of some cluster: it must be the one asked for."""
+    target = _host_port(address) if address else None
+    if target is None:
+        return
+    current = str(getattr(ray.get_runtime_context(), "gcs_address", "") or "")
+    if current and current != f"{target[0]}:{target[1]}" and not address.startswith("ray://"):  # type: ignore[union-attr]
+        raise ConfigurationError(
+            f"RayExecutor: this process is already connected to the Ray cluster at {current!r}, "
+            f"not {address!r}; a process drives one cluster (use address=None to run on the current one)"
+        )
 
 
 async def await_ref(ref: Any) -> Any:

@@ -118,6 +118,7 @@ async def _kickoff_flow(
         max_executions=None if limit is None else limit * size,
         on_node_finished=on_node_finished,
         source=flow,
+        executor=flow.executor,
     )
     usage = UsageTotal()
     flow._usage = usage

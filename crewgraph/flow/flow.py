@@ -84,6 +84,8 @@ class Flow(FlowMemoryMixin, Generic[T]):
     completions journaled after each method, so a killed run resumes where it stopped."""
     tracing: bool | None = None
     """OpenTelemetry spans of every kickoff (None: ``$CREWGRAPH_TRACING``); needs crewgraph[otel]."""
+    executor: Any = None
+    """Where method calls run: None (this process) or ``crewgraph.distributed.RayExecutor(...)``."""
     input_provider: Any = None
     """Who answers ``self.ask(...)``: an InputProvider, a callable ``fn(question) -> str``,
     ``"console"`` or ``"persisted"``; None: persisted (pause) when the flow is, else console."""
@@ -112,13 +114,22 @@ class Flow(FlowMemoryMixin, Generic[T]):
         persistence: FlowPersistence | None = None,
         memory: Any = _UNSET,
         tracing: bool | None = None,
+        executor: Any = None,
         **kwargs: Any,
     ) -> None:
         """``kwargs`` are initial state values, applied at every kickoff before its inputs.
         ``memory``: a Memory/MemoryScope/MemorySlice, or None to turn memory off (default:
         a ``Memory()`` created when first used). ``tracing``: OpenTelemetry spans (None: the
-        class's ``tracing``, else ``$CREWGRAPH_TRACING``)."""
+        class's ``tracing``, else ``$CREWGRAPH_TRACING``). ``executor``: where the methods run
+        (``crewgraph.distributed.RayExecutor(...)`` for a Ray cluster; None: here)."""
         self._persistence = persistence
+        if executor is not None:
+            if not callable(getattr(executor, "prepare", None)):
+                raise TypeError(
+                    "Flow(executor=...) must be a step executor such as "
+                    f"crewgraph.distributed.RayExecutor(...), got {type(executor).__name__}"
+                )
+            self.executor = executor
         if tracing is not None:
             self.tracing = tracing
         if memory is not _UNSET:

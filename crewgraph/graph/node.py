@@ -62,6 +62,9 @@ class Node(ABC):
     label: str = ""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     timeout: TimeoutPolicy = field(default_factory=TimeoutPolicy)
+    resources: tuple[tuple[str, float], ...] = ()
+    """What a step needs where it runs (``(("GPU", 1.0),)``): placement for executors that
+    place steps (Ray); a local run ignores it."""
 
     @abstractmethod
     async def run(self, ctx: NodeContext) -> NodeResult:

@@ -26,7 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-__all__ = ["RPMLimiter", "shared_limiter"]
+__all__ = ["RPMLimiter", "set_shared_limiter_factory", "shared_limiter"]
 
 
 class RPMLimiter:
@@ -111,6 +111,19 @@ class RPMLimiter:
 
 _SHARED: dict[tuple[str, int | None], RPMLimiter] = {}
 _SHARED_LOCK = threading.Lock()
+_FACTORY: Callable[[str, int | None], RPMLimiter] | None = None
+
+
+def set_shared_limiter_factory(factory: Callable[[str, int | None], RPMLimiter] | None) -> None:
+    """Where this process's shared limiters come from (None: an ``RPMLimiter`` each).
+
+    A Ray worker sets a factory whose limiters draw on one window per key for the whole
+    cluster (:mod:`crewgraph.distributed`); limiters handed out before stay as they are.
+    """
+    global _FACTORY
+    with _SHARED_LOCK:
+        _FACTORY = factory
+        _SHARED.clear()
 
 
 def shared_limiter(key: str, max_rpm: int | None) -> RPMLimiter:
@@ -122,5 +135,6 @@ def shared_limiter(key: str, max_rpm: int | None) -> RPMLimiter:
     with _SHARED_LOCK:
         limiter = _SHARED.get((key, max_rpm))
         if limiter is None:
-            limiter = _SHARED[(key, max_rpm)] = RPMLimiter(max_rpm)
+            made = _FACTORY(key, max_rpm) if _FACTORY is not None and max_rpm else RPMLimiter(max_rpm)
+            limiter = _SHARED[(key, max_rpm)] = made
         return limiter

@@ -48,14 +48,17 @@ async def run_crew(
     from_checkpoint: Any = None,
     on_chunk: Callable[[StreamChunk], None] | None = None,
     plan_hook: PlanHook | None = None,
+    executor: Any = None,
 ) -> CrewOutput:
     """Run ``crew`` once. With ``on_chunk`` (a streaming kickoff), agent steps stream their model
     calls and every delta reaches ``on_chunk`` as a labelled ``StreamChunk``. With tracing on
-    (``crew.tracing`` / ``$CREWGRAPH_TRACING``), the run's events also become OpenTelemetry spans."""
+    (``crew.tracing`` / ``$CREWGRAPH_TRACING``), the run's events also become OpenTelemetry spans.
+    ``executor`` (else ``crew.executor``) decides where node steps run (a Ray cluster)."""
     from crewgraph.observability.run_tracing import traced_run
 
     async with traced_run(crew, crew.tracing):
-        return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk, plan_hook=plan_hook)
+        return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk, plan_hook=plan_hook,
+                               executor=executor)
 
 
 async def _run_crew(
@@ -65,6 +68,7 @@ async def _run_crew(
     from_checkpoint: Any = None,
     on_chunk: Callable[[StreamChunk], None] | None = None,
     plan_hook: PlanHook | None = None,
+    executor: Any = None,
 ) -> CrewOutput:
     from crewgraph.runtime import Scheduler
 
@@ -151,6 +155,7 @@ async def _run_crew(
         on_node_finished=on_node_finished,
         on_node_restored=on_node_restored,
         source=crew,
+        executor=executor if executor is not None else crew.executor,
     )
     try:
         from crewgraph.runtime.llm_trace import LLMCallTracer

@@ -22,6 +22,9 @@ Semantics
 - A node whose result is ``pending`` (it waits for a person) completes nothing:
   the rest of the graph runs to quiescence, then the run ends ``paused`` with
   ``RunResult.paused`` naming the waiting nodes.
+- With an ``executor`` (:mod:`crewgraph.runtime.executor`), each step runs where it
+  says (a Ray worker); everything above still happens here, so the outputs, the
+  executed graph and the checkpoints do not depend on the executor.
 - Events no handler listens to are neither built nor stamped; a node can ask
   ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
 """
@@ -130,6 +133,7 @@ class Scheduler:
         on_node_restored: NodeHook | None = None,
         bus: CrewGraphEventsBus | None = None,
         source: Any = None,
+        executor: Any = None,
     ) -> None:
         self.graph = graph
         self.plan = _plan(graph)
@@ -162,6 +166,8 @@ class Scheduler:
         self._tasks: set[asyncio.Task[None]] = set()
         self._error: BaseException | None = None
         self.paused: dict[str, dict[str, Any]] = {}
+        self.executor = executor
+        self._step: Any = None
 
     # ------------------------------------------------------------------ events
     def emit(self, event: BaseEvent, node: Node | None = None) -> None:
@@ -186,6 +192,18 @@ class Scheduler:
     async def run(self) -> RunResult:
         """Run the graph to quiescence and return every node's output."""
         self._sem = asyncio.Semaphore(self.max_concurrency)
+        if self.executor is not None:
+            # Before anything is recorded or a token spent: connect, refuse what cannot run there.
+            session = self.executor.prepare(self.graph, state=self.state, memory=self.memory, llm=self.llm)
+            self._step = session.run_step
+            try:
+                return await self._run()
+            finally:
+                session.close()
+                self._step = None
+        return await self._run()
+
+    async def _run(self) -> RunResult:
         for nid in self.plan.nodes:
             node = self.plan.nodes[nid]
             self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=node.display_label)
@@ -448,7 +466,7 @@ class Scheduler:
                 self._sem = asyncio.Semaphore(self.max_concurrency)
             while True:
                 async with self._sem:
-                    result = await run_step_with_policies(node, ctx, on_retry, on_attempt)
+                    result = await run_step_with_policies(node, ctx, on_retry, on_attempt, self._step)
                 if result.usage is not None:
                     rec.usage = rec.usage.add(result.usage)
                 rec.info.update(result.info)

@@ -34,8 +34,18 @@ from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
 from crewgraph.usage_metrics import UsageMetrics
 
-__all__ = ["CrewSpec"]
+__all__ = ["CrewSpec", "check_executor"]
 
+
+
+def check_executor(value: Any) -> Any:
+    """``value`` if it is None or a step executor (it has ``prepare``), else a ValueError."""
+    if value is not None and not callable(getattr(value, "prepare", None)):
+        raise ValueError(
+            "executor must be a step executor such as crewgraph.distributed.RayExecutor(...), "
+            f"got {type(value).__name__}"
+        )
+    return value
 
 class CrewSpec(BaseModel):
     """A team of agents working through tasks. Field names follow CrewAI."""
@@ -83,6 +93,10 @@ class CrewSpec(BaseModel):
         default=None,
         description="OpenTelemetry spans of every run (None: $CREWGRAPH_TRACING); needs crewgraph[otel]",
     )
+    executor: Any = Field(
+        default=None,
+        description="Where node steps run: None (this process) or crewgraph.distributed.RayExecutor(...)",
+    )
 
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
@@ -97,6 +111,11 @@ class CrewSpec(BaseModel):
     def _unsupported_fields(cls, data: Any) -> Any:
         """CrewAI fields crewgraph does not implement (``chat_llm``...) fail naming themselves."""
         return reject_unsupported(data, "Crew", cls.model_fields)
+
+    @field_validator("executor")
+    @classmethod
+    def _check_executor(cls, value: Any) -> Any:
+        return check_executor(value)
 
     _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))

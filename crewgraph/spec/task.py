@@ -68,6 +68,10 @@ class Task(BaseModel):
     guardrail_max_retries: int = Field(default=3, ge=0)
     callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     tool_failure_policy: Any = None
+    resources: dict[str, float] | None = Field(
+        default=None,
+        description="What the task's agent step needs where it runs on Ray ({'GPU': 1}); unused locally",
+    )
     _tools_from_agent: bool = PrivateAttr(default=False)
     _output: "TaskOutput | None" = PrivateAttr(default=None)
     input_files: dict[str, Any] = Field(
@@ -93,6 +97,13 @@ class Task(BaseModel):
         elif isinstance(data, dict) and "max_retries" in data:
             data = {k: v for k, v in data.items() if k != "max_retries"}
         return data
+
+    @field_validator("resources", mode="before")
+    @classmethod
+    def _check_resources(cls, value: Any) -> Any:
+        from crewgraph._internal.resources import check_resources
+
+        return None if value is None else check_resources("Task.resources", value)
 
     _validate_input_files = field_validator("input_files", mode="before")(
         classmethod(lambda cls, v: check_input_files(v))

@@ -28,6 +28,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     ValidationError,
     field_serializer,
+    field_validator,
     model_serializer,
 )
 
@@ -122,7 +123,17 @@ class BaseTool(BaseModel, ABC):
         default=None, ge=1, description="Most characters of a result the model reads (see tools._result_cap)"
     )
     current_usage_count: int = Field(default=0, ge=0)
+    resources: dict[str, float] | None = Field(
+        default=None, description="What a call of this tool needs where it runs on Ray ({'GPU': 1}); unused locally"
+    )
     tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
+
+    @field_validator("resources", mode="before")
+    @classmethod
+    def _check_resources(cls, value: Any) -> Any:
+        from crewgraph._internal.resources import check_resources
+
+        return None if value is None else check_resources("tool resources", value)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -40,6 +40,7 @@ def _loopback_ray() -> Any:
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # "this node" is 127.0.0.1
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    os.environ.setdefault("RAY_TQDM_PATCH_PRINT", "0")  # builtins.print stays print for the other tests
     import ray
     from ray._private import ray_constants
 

@@ -1,0 +1,201 @@
+"""How a step's payload is pickled for a worker, and what is swapped on the way.
+
+cloudpickle sends nodes, tools and callables by value. On top of it:
+
+- locks (``threading.Lock``/``RLock``) travel as fresh locks: they guard state
+  inside one process, and the copy on the worker needs its own;
+- a model client that can be rebuilt from configuration (``crewgraph.LLM``: its
+  ``__getstate__`` drops the sockets) travels as configuration;
+- any other model object (a ``FakeLLM`` with its script, a custom ``BaseLLM``) keeps
+  its state in one place: it is *hosted* in a Ray actor for the run and workers get
+  a proxy that calls it there (see :mod:`crewgraph.distributed._hosted`);
+- a rate limiter (``RPMLimiter``) becomes a proxy of one Ray actor per limiter, so
+  every worker draws on the same window (:mod:`crewgraph.distributed._limits`);
+- memory must live on a Qdrant server to be shared: embedded memory is refused.
+
+``dumps_checked`` turns a pickling failure into an error naming the node and the
+object that cannot travel, which is what a user needs to fix it.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from crewgraph.errors import ConfigurationError
+
+__all__ = ["EMBEDDED_MEMORY_MESSAGE", "StepPickler", "dumps_checked", "dumps_reply", "loads"]
+
+_LOCK = type(threading.Lock())
+_RLOCK = type(threading.RLock())
+
+EMBEDDED_MEMORY_MESSAGE = (
+    "embedded memory (a local folder) cannot be shared by the machines of a Ray cluster: "
+    "put memory on a Qdrant server -- Memory(storage=\"http://qdrant-host:6333\") or "
+    "CREWGRAPH_QDRANT_URL=http://qdrant-host:6333 -- and every worker reads and writes "
+    "the same collection"
+)
+
+
+def _new_lock() -> Any:
+    return threading.Lock()
+
+
+def _new_rlock() -> Any:
+    return threading.RLock()
+
+
+def _cloudpickle() -> Any:
+    from ray import cloudpickle
+
+    return cloudpickle
+
+
+class StepPickler:
+    """Builds cloudpickle picklers with crewgraph's swaps (see the module docstring).
+
+    ``host_llm(obj)`` returns the stand-in for a model that must stay in one place;
+    ``share_limiter(obj)`` the stand-in for a rate limiter.
+    """
+
+    def __init__(
+        self, host_llm: Callable[[Any], Any] | None = None, share_limiter: Callable[[Any], Any] | None = None
+    ) -> None:
+        """Without ``host_llm``/``share_limiter`` (a worker's reply) only locks are swapped."""
+        self._host_llm = host_llm
+        self._share_limiter = share_limiter
+        cloudpickle = _cloudpickle()
+        outer = self
+
+        class _Pickler(cloudpickle.Pickler):  # type: ignore[name-defined]
+            def reducer_override(self, obj: Any) -> Any:
+                swapped = outer.swap(obj)
+                if swapped is not NotImplemented:
+                    return swapped
+                return super().reducer_override(obj)
+
+        self._pickler_class = _Pickler
+
+    def swap(self, obj: Any) -> Any:
+        """A reduce tuple for objects that travel differently, else NotImplemented."""
+        kind = type(obj)
+        if kind is _LOCK:
+            return (_new_lock, ())
+        if kind is _RLOCK:
+            return (_new_rlock, ())
+        if self._host_llm is None or self._share_limiter is None:
+            return NotImplemented
+        from crewgraph.llm.base import BaseLLM
+        from crewgraph.llm.rate_limit import RPMLimiter
+
+        if isinstance(obj, RPMLimiter):
+            return self._share_limiter(obj)
+        if isinstance(obj, BaseLLM):
+            from crewgraph.distributed._hosted import HostedLLM
+            from crewgraph.llm.openai_llm import LLM
+
+            if isinstance(obj, LLM | HostedLLM):
+                return NotImplemented  # rebuilt from its configuration on the worker
+            return self._host_llm(obj)
+        if _is_memory(obj):
+            if not memory_is_shared(obj):
+                raise _Refused(EMBEDDED_MEMORY_MESSAGE)
+            # its configuration travels; the worker opens its own client to the same server
+            return (_rebuild_model, (type(obj), {name: getattr(obj, name) for name in type(obj).model_fields}))
+        return NotImplemented
+
+    def dumps(self, obj: Any) -> bytes:
+        buffer = io.BytesIO()
+        self._pickler_class(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+        return buffer.getvalue()
+
+
+class _Refused(Exception):
+    """Raised from inside the pickler: this object must not travel (the message says why)."""
+
+
+def dumps_checked(pickler: StepPickler, obj: Any, what: str) -> bytes:
+    """Pickle ``obj`` for a worker, or a ConfigurationError naming ``what`` and the culprit."""
+    try:
+        return pickler.dumps(obj)
+    except _Refused as exc:
+        raise ConfigurationError(f"{what} cannot run on Ray: {exc}") from None
+    except ConfigurationError:
+        raise
+    except Exception as exc:
+        culprit = find_unpicklable(pickler, obj)
+        raise ConfigurationError(
+            f"{what} cannot be sent to a Ray worker: {culprit or type(obj).__name__} cannot be pickled "
+            f"({type(exc).__name__}: {exc}). Give it configuration that can be rebuilt on the worker "
+            "(a model name, a URL, a path) instead of a live object."
+        ) from exc
+
+
+def find_unpicklable(pickler: StepPickler, obj: Any, path: str = "", depth: int = 0) -> str | None:
+    """A readable path (``tools[0].client``) to the innermost part of ``obj`` that fails to pickle."""
+    if depth > 6:
+        return path or None
+    children: list[tuple[str, Any]] = []
+    if isinstance(obj, dict):
+        children = [(f"{path}[{k!r}]", v) for k, v in obj.items()]
+    elif isinstance(obj, list | tuple | set | frozenset):
+        children = [(f"{path}[{i}]", v) for i, v in enumerate(obj)]
+    else:
+        fields = getattr(obj, "__dict__", None)
+        if isinstance(fields, dict):
+            children = [(f"{path}.{k}" if path else k, v) for k, v in fields.items()]
+        for name in getattr(type(obj), "__slots__", ()) or ():
+            if hasattr(obj, name):
+                children.append((f"{path}.{name}" if path else name, getattr(obj, name)))
+        extra = getattr(obj, "__pydantic_private__", None)
+        if isinstance(extra, dict):
+            children.extend((f"{path}.{k}" if path else k, v) for k, v in extra.items())
+    for child_path, child in children:
+        try:
+            pickler.dumps(child)
+        except Exception:
+            deeper = find_unpicklable(pickler, child, child_path, depth + 1)
+            return deeper or f"{child_path} ({type(child).__name__})"
+    return f"{path} ({type(obj).__name__})" if path else None
+
+
+def dumps_reply(reply: Any) -> bytes:
+    """Pickle a worker's reply; an exception that cannot travel goes as its type and message."""
+    pickler = StepPickler()
+    try:
+        return pickler.dumps(reply)
+    except Exception:
+        error = getattr(reply, "error", None)
+        if error is None:
+            raise
+        reply.error = RuntimeError(f"{type(error).__name__}: {error}")
+        return pickler.dumps(reply)
+
+
+def _rebuild_model(kind: Any, fields: dict[str, Any]) -> Any:
+    return kind(**fields)
+
+
+def loads(data: bytes) -> Any:
+    return _cloudpickle().loads(data)
+
+
+def _is_memory(obj: Any) -> bool:
+    """A crewgraph Memory (or a scope/slice over one): it has a resolved storage backend."""
+    from crewgraph.memory.memory import Memory
+
+    return isinstance(obj, Memory)
+
+
+def memory_is_shared(memory: Any) -> bool:
+    """True when ``memory``'s storage is a Qdrant server every machine can reach."""
+    try:
+        backend = memory.storage_backend
+    except Exception:
+        return False
+    from crewgraph.memory.storage.qdrant_server import QdrantServerStorage
+
+    return isinstance(backend, QdrantServerStorage) and bool(getattr(backend, "url", None))

@@ -1,0 +1,326 @@
+"""One run on Ray: checks at kickoff, then each step shipped to a worker and its reply applied.
+
+At kickoff (``RayExecutor.prepare``), before any token is spent:
+
+- every node that will run on a worker is pickled once, so a tool holding a socket or
+  a lambda over a database handle is an error naming the node and the object now, not
+  half-way through the run; embedded memory is refused the same way;
+- every node's resource request (``Task(resources=...)``, a tool's ``resources``) is
+  checked against what the cluster has: a request no node of the cluster can meet
+  would wait forever.
+
+During the run, :meth:`RaySession.run_step` is the scheduler's step function.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from crewgraph.distributed._executor import WorkerLostError, await_ref
+from crewgraph.distributed._pickling import StepPickler, dumps_checked, loads
+from crewgraph.distributed._worker import CallPayload, StepPayload, run_remote_call, run_remote_step
+from crewgraph.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from crewgraph.distributed._executor import RayExecutor
+    from crewgraph.graph.context import NodeContext
+    from crewgraph.graph.execution_graph import ExecutionGraph
+    from crewgraph.graph.node import Node, NodeResult
+
+__all__ = ["DRIVER_KINDS", "RaySession"]
+
+DRIVER_KINDS = frozenset({"join", "condition", "given_context", "task_result"})
+"""Bookkeeping steps: they run on the driver (a round trip would cost more than they do)."""
+
+METHOD_KINDS = frozenset({"flow_method", "router"})
+"""Flow methods: the bookkeeping stays on the driver, the method's own call is shipped."""
+
+_FLOW_RUN_KEY = "crewgraph.flow"
+_sessions = itertools.count(1)
+_REMOTES: dict[str, Any] = {}
+
+
+def _remote(ray: Any, fn: Any) -> Any:
+    job = ray.get_runtime_context().get_job_id()
+    key = f"{job}:{fn.__name__}"
+    if key not in _REMOTES:
+        _REMOTES[key] = ray.remote(max_retries=0)(fn)
+    return _REMOTES[key]
+
+
+def ships(node: Node) -> bool:
+    """Whether this node's steps run on a worker."""
+    return node.kind not in DRIVER_KINDS and not getattr(node, "human_input", False)
+
+
+class RaySession:
+    """The scheduler's step function for one run on Ray."""
+
+    def __init__(
+        self,
+        executor: RayExecutor,
+        ray: Any,
+        graph: ExecutionGraph,
+        *,
+        state: Any = None,
+        memory: Any = None,
+        llm: Any = None,
+    ) -> None:
+        self.executor = executor
+        self.ray = ray
+        self.id = f"{ray.get_runtime_context().get_job_id()}-{next(_sessions)}"
+        self._host: Any = None
+        self._host_name = ""
+        self._hosted: dict[int, tuple[Any, str]] = {}
+        self._hosting: Any = None
+        self._windows: dict[int, tuple[Any, str]] = {}
+        self._tools: dict[tuple[Any, str], Any] = {}
+        """The driver's tool objects by (agent role, name): tool calls a worker spawned come back
+        with copies, and a tool's usage count must be counted on one object."""
+        self._pickler = StepPickler(self._host_llm, self._share_limiter)
+        self._step_fn = _remote(ray, run_remote_step)
+        self._call_fn = _remote(ray, run_remote_call)
+        try:
+            self._check(graph, state, memory, llm)
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------ kickoff checks
+    def _check(self, graph: ExecutionGraph, state: Any, memory: Any, llm: Any) -> None:
+        totals = self.ray.cluster_resources()
+        for nid, data in graph.digraph.nodes(data=True):
+            node = data["node"]
+            if node.plan_only or not ships(node):
+                continue
+            for tool in getattr(node, "tools", ()) or ():
+                self._tools.setdefault((getattr(node, "agent_role", None), str(getattr(tool, "name", ""))), tool)
+            what = f"node {nid!r} ({node.kind}{_task_of(node)})"
+            _check_placement(what, self.executor.step_options(node), totals)
+            dumps_checked(self._pickler, node, what)
+        if llm is not None:
+            dumps_checked(self._pickler, llm, "the run's default model")
+        if memory is not None:
+            dumps_checked(self._pickler, memory, "the crew's memory")
+        if state is not None:
+            extras = {k: v for k, v in state.extras.items() if k != _FLOW_RUN_KEY}
+            dumps_checked(self._pickler, extras, "the run's settings (hooks, input provider)")
+            dumps_checked(self._pickler, state.limiters, "the run's rate limiters")
+
+    # ------------------------------------------------------------------ stand-ins
+    def _host_actor(self) -> Any:
+        if self._host is None:
+            from crewgraph.distributed._hosted import host_actor, host_name
+
+            self._host = host_actor(self.ray)
+            self._host_name = host_name(self.ray)
+        return self._host
+
+    def _on_host(self, method: str, *args: Any) -> Any:
+        """Call the host actor and wait (bounded); a host that died is made again, once."""
+        try:
+            return self.ray.get(getattr(self._host_actor(), method).remote(*args), timeout=60)
+        except self.ray.exceptions.ActorDiedError:
+            from crewgraph.distributed._hosted import host_actor
+
+            self._host = host_actor(self.ray, fresh=True)
+            return self.ray.get(getattr(self._host, method).remote(*args), timeout=60)
+
+    def _host_llm(self, obj: Any) -> Any:
+        if obj is self._hosting:
+            return NotImplemented  # the object itself, on its way to the host
+        from crewgraph.distributed._hosted import HostedLLM, facts_of
+
+        entry = self._hosted.get(id(obj))
+        if entry is None:
+            key = f"{self.id}:llm{len(self._hosted) + 1}"
+            self._hosting = obj
+            try:
+                payload = dumps_checked(self._pickler, obj, f"model {obj!r}")
+            finally:
+                self._hosting = None
+            self._on_host("put", key, payload)
+            entry = self._hosted[id(obj)] = (obj, key)
+        return (HostedLLM, (self._host_name, entry[1], facts_of(obj)))
+
+    def _share_limiter(self, obj: Any) -> Any:
+        from crewgraph.distributed._limits import ClusterLimiter
+
+        entry = self._windows.get(id(obj))
+        if entry is None:
+            key = f"{self.id}:rpm{len(self._windows) + 1}"
+            self._on_host("window", key, obj.max_rpm, obj.period)
+            entry = self._windows[id(obj)] = (obj, key)
+        return (ClusterLimiter, (self._host_name, entry[1], obj.max_rpm, obj.period))
+
+    # ------------------------------------------------------------------ steps
+    async def run_step(self, node: Node, ctx: NodeContext) -> NodeResult:
+        if not ships(node):
+            return await node.run(ctx)
+        if node.kind in METHOD_KINDS and callable(getattr(node, "fn", None)):
+            remote = _RemoteMethod(self, node, ctx.run_id)
+            return await dataclasses.replace(node, fn=remote, is_async=True).run(ctx)  # type: ignore[call-arg]
+        state = ctx.state
+        tool = self._driver_tool(node)
+        if tool is not None and tool is not getattr(node, "tool", None):
+            node = dataclasses.replace(node, tool=tool)  # type: ignore[call-arg]
+        payload = StepPayload(
+            node=node,
+            run_id=ctx.run_id,
+            inputs=ctx.inputs,
+            upstream=ctx.upstream,
+            results=dict(ctx.results),
+            llm=ctx.llm,
+            memory=ctx.memory,
+            tool_cache=dict(state.tool_cache),
+            limiters=dict(state.limiters),
+            extras={k: v for k, v in state.extras.items() if k != _FLOW_RUN_KEY},
+            streaming=state.stream is not None,
+            resume=ctx.resume,
+            spawned=ctx.spawned,
+            attempt=ctx.attempt,
+            trigger=ctx.trigger,
+        )
+        what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
+        data = dumps_checked(self._pickler, payload, what)
+        ref = self._step_fn.options(**self.executor.step_options(node)).remote(data)
+        reply = loads(await self._await(ref, what, node.id))
+        if reply.chunks and state.stream is not None:
+            for chunk in reply.chunks:
+                state.stream(chunk)
+        for event in reply.events:
+            ctx.emit(event)
+        if reply.tool_cache:
+            with state.lock:
+                state.tool_cache.update(reply.tool_cache)
+        if reply.tool_uses and tool is not None and hasattr(tool, "current_usage_count"):
+            tool.current_usage_count += reply.tool_uses
+        _record(reply.usage)
+        if reply.error is not None:
+            raise _located(reply.error, reply.pid)
+        result: NodeResult = reply.result
+        return result
+
+    def _driver_tool(self, node: Node) -> Any:
+        """For a tool call: the driver's own tool object of that agent and name, if known."""
+        tool = getattr(node, "tool", None)
+        if tool is None:
+            return None
+        return self._tools.get((getattr(node, "agent_role", None), str(getattr(tool, "name", ""))), tool)
+
+    async def call_method(self, node: Node, run_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        fn = node.fn  # type: ignore[attr-defined]
+        what = f"flow method {getattr(node, 'method', node.id)!r}"
+        data = dumps_checked(self._pickler, CallPayload(fn=fn, args=args, kwargs=kwargs, run_id=run_id), what)
+        ref = self._call_fn.options(**self.executor.step_options(node)).remote(data)
+        reply = loads(await self._await(ref, what, node.id))
+        _apply_state(getattr(getattr(fn, "__self__", None), "state", None), reply.state_changes, reply.state_removed)
+        _record(reply.usage)
+        if reply.error is not None:
+            raise _located(reply.error, reply.pid)
+        return reply.value
+
+    async def _await(self, ref: Any, what: str, node_id: str) -> Any:
+        exceptions = self.ray.exceptions
+        lost = tuple(
+            getattr(exceptions, name)
+            for name in ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "ObjectLostError",
+                         "OwnerDiedError", "ActorDiedError")
+            if hasattr(exceptions, name)
+        )
+        try:
+            return await await_ref(ref)
+        except lost as exc:
+            raise WorkerLostError(
+                f"{what}: the Ray worker running it died before the step finished "
+                f"({type(exc).__name__}); the node is retried under its retry policy",
+                node_id=node_id,
+            ) from None
+        except exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, BaseException):
+                raise cause from None
+            raise RuntimeError(f"{what} failed on a Ray worker: {exc}") from None
+
+    # ------------------------------------------------------------------ end of run
+    def close(self) -> None:
+        """Copy hosted models' state back into the driver's objects, free the run's windows."""
+        if self._host is None:
+            return
+        host, self._host = self._host, None
+        keys = [key for _, key in self._hosted.values()] + [key for _, key in self._windows.values()]
+        try:
+            for obj, key in self._hosted.values():
+                state = loads(self.ray.get(host.export.remote(key), timeout=30))
+                vars(obj).update(state)
+        finally:
+            if keys:
+                host.drop.remote(keys)
+            self._hosted.clear()
+            self._windows.clear()
+
+
+class _RemoteMethod:
+    """Stands in for a flow method's bound callable: the call itself runs on a worker."""
+
+    def __init__(self, session: RaySession, node: Node, run_id: str) -> None:
+        self._session = session
+        self._node = node
+        self._run_id = run_id
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._session.call_method(self._node, self._run_id, args, kwargs)
+
+
+def _task_of(node: Node) -> str:
+    name = getattr(node, "task_name", None)
+    return f", task {name!r}" if name else ""
+
+
+def _check_placement(what: str, options: dict[str, Any], totals: dict[str, float]) -> None:
+    wanted = dict(options.get("resources") or {})
+    for option, name in (("num_cpus", "CPU"), ("num_gpus", "GPU"), ("memory", "memory")):
+        if options.get(option):
+            wanted[name] = options[option]
+    for name, amount in wanted.items():
+        have = float(totals.get(name, 0.0))
+        if amount > have:
+            known = ", ".join(f"{k}={v:g}" for k, v in sorted(totals.items()) if not k.startswith("node:"))
+            raise ConfigurationError(
+                f"{what} asks for {name}={amount:g} but the Ray cluster has {have:g} in all "
+                f"(it has {known}); it would wait forever. Change the task's or tool's resources, "
+                "or add a node that has them (`ray start --address=... --resources='{...}'`)."
+            )
+
+
+def _apply_state(state: Any, changes: dict[str, Any], removed: list[str]) -> None:
+    """A method's changes to ``self.state`` on the worker, applied to the driver's state."""
+    if state is None:
+        return
+    if isinstance(state, dict):
+        state.update(changes)
+        for key in removed:
+            state.pop(key, None)
+        return
+    for key, value in changes.items():
+        setattr(state, key, value)
+
+
+def _record(usage: Any) -> None:
+    if usage is not None and getattr(usage, "total_tokens", None):
+        from crewgraph._internal.usage_scope import record_usage
+
+        record_usage(usage)
+
+
+def _located(error: BaseException, pid: int) -> BaseException:
+    if isinstance(error, asyncio.CancelledError):
+        return error
+    try:
+        error.add_note(f"(raised on a Ray worker, pid {pid})")
+    except Exception:
+        pass
+    return error

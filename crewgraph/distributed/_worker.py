@@ -1,0 +1,218 @@
+"""What runs on a Ray worker: one node step, or one flow method call, and what comes back.
+
+The worker rebuilds a :class:`~crewgraph.graph.context.NodeContext` from the
+payload, runs the step on a fresh event loop, and sends back its
+``NodeResult`` (or its exception) with every event it emitted, in order, the
+stream chunks of a streaming run, new tool-cache entries and the tokens its
+model calls spent (for a flow's ``usage_metrics``). Nothing it does on the
+worker is reported there: the driver re-emits it all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import os
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["CallPayload", "CallReply", "StepPayload", "StepReply", "run_remote_call", "run_remote_step"]
+
+
+@dataclass
+class StepPayload:
+    """One step of one node, with the slice of the run it reads."""
+
+    node: Any
+    run_id: str
+    inputs: dict[str, Any]
+    upstream: dict[str, Any]
+    results: dict[str, Any]
+    llm: Any
+    memory: Any
+    tool_cache: dict[Any, Any]
+    limiters: dict[str, Any]
+    extras: dict[str, Any]
+    streaming: bool
+    resume: Any
+    spawned: dict[str, Any]
+    attempt: int
+    trigger: str | None
+
+
+@dataclass
+class StepReply:
+    result: Any = None
+    error: BaseException | None = None
+    events: list[Any] = field(default_factory=list)
+    chunks: list[Any] = field(default_factory=list)
+    tool_cache: dict[Any, Any] = field(default_factory=dict)
+    usage: Any = None
+    tool_uses: int = 0
+    """How many uses of the node's tool the step counted (``max_usage_count`` is kept on the driver)."""
+    pid: int = 0
+
+
+@dataclass
+class CallPayload:
+    """One call of a flow method (a bound method: its flow, with the state, travels with it)."""
+
+    fn: Any
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    run_id: str
+
+
+@dataclass
+class CallReply:
+    value: Any = None
+    error: BaseException | None = None
+    state_changes: dict[str, Any] = field(default_factory=dict)
+    state_removed: list[str] = field(default_factory=list)
+    usage: Any = None
+    pid: int = 0
+
+
+class _Collector:
+    """The worker's ``ctx.emit``: keeps every event for the driver (which knows who listens)."""
+
+    __slots__ = ("events",)
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def __call__(self, event: Any) -> None:
+        self.events.append(event)
+
+    def wants(self, event_type: Any) -> bool:
+        return True
+
+
+def _prepare_worker() -> None:
+    from crewgraph.distributed._limits import install_endpoint_limits
+
+    install_endpoint_limits()
+
+
+def run_remote_step(data: bytes) -> bytes:
+    """The Ray task: run one step described by ``data`` (a pickled StepPayload)."""
+    _prepare_worker()
+    from crewgraph._internal.run_context import run_scope
+    from crewgraph._internal.usage_scope import UsageTotal, usage_scope
+    from crewgraph.distributed._pickling import loads
+    from crewgraph.graph.context import NodeContext
+    from crewgraph.graph.run_state import RunState
+
+    step: StepPayload = loads(data)
+    emit = _Collector()
+    chunks: list[Any] = []
+    state = RunState(tool_cache=dict(step.tool_cache), limiters=dict(step.limiters), extras=dict(step.extras))
+    if step.streaming:
+        state.stream = chunks.append
+    ctx = NodeContext(
+        run_id=step.run_id,
+        node_id=step.node.id,
+        inputs=step.inputs,
+        upstream=step.upstream,
+        results=MappingProxyType(step.results),
+        llm=step.llm,
+        memory=step.memory,
+        emit=emit,
+        state=state,
+        resume=step.resume,
+        spawned=step.spawned,
+        attempt=step.attempt,
+        trigger=step.trigger,
+    )
+    reply = StepReply(pid=os.getpid())
+    tool = getattr(step.node, "tool", None)
+    uses_before = int(getattr(tool, "current_usage_count", 0) or 0)
+    total = UsageTotal()
+    try:
+        with run_scope(step.run_id), usage_scope(total):
+            reply.result = asyncio.run(step.node.run(ctx))
+    except BaseException as exc:
+        reply.error = exc
+    finally:
+        _drain(step.memory)
+    reply.events = emit.events
+    reply.chunks = chunks
+    reply.tool_cache = {k: v for k, v in state.tool_cache.items() if k not in step.tool_cache}
+    reply.usage = total.total()
+    reply.tool_uses = int(getattr(tool, "current_usage_count", 0) or 0) - uses_before
+    return _dumps_reply(reply)
+
+
+def run_remote_call(data: bytes) -> bytes:
+    """The Ray task: call one flow method; its changes to ``self.state`` go back with the value."""
+    _prepare_worker()
+    from crewgraph._internal.run_context import run_scope
+    from crewgraph._internal.usage_scope import UsageTotal, usage_scope
+    from crewgraph.distributed._pickling import loads
+
+    call: CallPayload = loads(data)
+    owner = getattr(call.fn, "__self__", None)
+    before = _snapshot(getattr(owner, "state", None))
+    reply = CallReply(pid=os.getpid())
+    total = UsageTotal()
+    try:
+        with run_scope(call.run_id), usage_scope(total):
+            value = call.fn(*call.args, **call.kwargs)
+            if inspect.isawaitable(value):
+                value = asyncio.run(_awaited(value))
+        reply.value = value
+    except BaseException as exc:
+        reply.error = exc
+    after = _snapshot(getattr(owner, "state", None))
+    if before is not None and after is not None:
+        reply.state_changes = {k: v for k, v in after.items() if k not in before or not _same(before[k], v)}
+        reply.state_removed = [k for k in before if k not in after]
+    reply.usage = total.total()
+    return _dumps_reply(reply)
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def _snapshot(state: Any) -> dict[str, Any] | None:
+    """The state's fields (a deep copy, so later changes in place are seen as changes)."""
+    if state is None:
+        return None
+    fields = getattr(type(state), "model_fields", None)
+    if fields is not None:
+        items = {name: getattr(state, name) for name in fields}
+        items.update(getattr(state, "__pydantic_extra__", None) or {})
+    elif isinstance(state, dict):
+        items = dict(state)
+    else:
+        return None
+    try:
+        return copy.deepcopy(items)
+    except Exception:
+        return dict(items)
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
+
+
+def _drain(memory: Any) -> None:
+    """Background memory writes of this step finish before the worker reports it done."""
+    drain = getattr(memory, "drain_writes", None)
+    if callable(drain):
+        try:
+            drain()
+        except Exception:
+            pass
+
+
+def _dumps_reply(reply: Any) -> bytes:
+    from crewgraph.distributed._pickling import dumps_reply
+
+    return dumps_reply(reply)
