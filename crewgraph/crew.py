@@ -99,17 +99,17 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     @overload
     def kickoff(
         self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput: ...
     @overload
     def kickoff(
         self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewStreamingOutput: ...
     @overload
     def kickoff(
         self: Crew[bool], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput | CrewStreamingOutput: ...
     def kickoff(
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
@@ -139,17 +139,17 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     @overload
     async def kickoff_async(
         self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput: ...
     @overload
     async def kickoff_async(
         self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewStreamingOutput: ...
     @overload
     async def kickoff_async(
         self: Crew[bool], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput | CrewStreamingOutput: ...
     async def kickoff_async(
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,

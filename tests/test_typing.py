@@ -42,6 +42,10 @@ streaming.kickoff().raw  # line 20: a stream has no .raw
 
 def unknown(flag: bool) -> None:
     reveal_type(Crew(agents=[writer], tasks=[task], stream=flag).kickoff())
+
+
+def on_an_executor() -> str:
+    return crew.kickoff(inputs={"topic": "x"}, executor=None).raw
 '''
 
 

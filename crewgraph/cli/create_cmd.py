@@ -145,11 +145,14 @@ def _created(kind: str, root: Path, quiet: bool, demo: str) -> None:
         typer.echo(str(root))
         return
     typer.echo(f"Created {kind} project {root.name} in {root}")
+    run, demo = f"  {demo}", f"  {demo} --llm fake"
+    width = len(demo) + 2
     typer.echo(
-        f"\nNext (see its README.md; crewgraph must be installed, e.g. pip install /path/to/crewgraph):\n"
-        f"  cd {root}\n  {demo} --llm fake     # offline demo\n"
-        f"  {demo}                # with OPENAI_API_KEY set (or in .env)\n"
-        "  pytest                       # FakeLLM test"
+        "\nNext (see its README.md; crewgraph must be installed, e.g. pip install /path/to/crewgraph):\n"
+        f"  cd {root}\n"
+        f"{demo.ljust(width)}# offline demo\n"
+        f"{run.ljust(width)}# with OPENAI_API_KEY set (or in .env)\n"
+        f"{'  pytest'.ljust(width)}# the FakeLLM test"
     )
 
 
