@@ -92,6 +92,9 @@ def load_target(spec: str | None, cwd: Path | None = None) -> Target:
     defaults = settings.get("inputs", {})
     if not isinstance(defaults, dict):
         raise UserError("pyproject.toml: [tool.crewgraph] inputs must be a table of key = value")
+    definition = _json_crew_definition(cwd, spec, settings)
+    if definition is not None:
+        return _json_crew(definition, defaults)
     if spec is None:
         spec = _default_spec(cwd, settings)
     if spec.endswith((".yaml", ".yml", ".json")):
@@ -123,6 +126,56 @@ def _flow_definition(path: Path, spec: str, defaults: dict[str, Any]) -> Target:
     except ConfigurationError as exc:
         raise UserError(str(exc)) from None
     return Target(obj=cls(), kind="flow", label=spec, default_inputs=dict(defaults))
+
+
+def _json_crew_definition(cwd: Path, spec: str | None, settings: dict[str, Any]) -> Path | None:
+    """The JSON-first crew (CrewAI's ``crew.jsonc`` + ``agents/``) to run, if that is what is asked:
+    ``crewgraph run crew.jsonc`` (any ``.jsonc``, or a file named ``crew.json``), or no target in
+    a folder whose pyproject names no crew and that has ``definition = "crew.jsonc"`` in
+    ``[tool.crewgraph]`` (or CrewAI's ``[tool.crewai]``), or a ``crew.jsonc``/``crew.json``."""
+    if spec is not None:
+        path = cwd / spec
+        return path if spec.endswith(".jsonc") or path.name == "crew.json" else None
+    if any(settings.get(key) is not None for key in ("crew", "flow", "entry")):
+        return None
+    named = settings.get("definition")
+    if named is not None and not isinstance(named, str):
+        raise UserError(f'pyproject.toml: [tool.crewgraph] definition must be a file name like "crew.jsonc", got {named!r}')
+    named = named or _crewai_definition(cwd)
+    if named is not None:
+        return cwd / named
+    from crewgraph.project.json_project import find_crew_definition
+
+    return find_crew_definition(cwd)
+
+
+def _crewai_definition(cwd: Path) -> str | None:
+    """``[tool.crewai] definition = "crew.jsonc"`` of CrewAI's JSON-first pyproject.toml."""
+    try:
+        data = tomllib.loads((cwd / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # project_settings() already reported a bad file
+    value = data.get("tool", {}).get("crewai", {}).get("definition")
+    if value is not None and not isinstance(value, str):
+        raise UserError(f'pyproject.toml: [tool.crewai] definition must be a file name like "crew.jsonc", got {value!r}')
+    return value
+
+
+def _json_crew(path: Path, defaults: dict[str, Any]) -> Target:
+    """A JSON-first crew, with its ``inputs`` as defaults (``[tool.crewgraph.inputs]`` win)."""
+    from crewgraph.errors import ConfigurationError
+    from crewgraph.project.json_project import load_json_crew
+
+    if not path.is_file():
+        raise UserError(f"no such file: {path.name}")
+    try:
+        project = load_json_crew(path, ask_missing_inputs=True)
+    except ConfigurationError as exc:
+        raise UserError(str(exc)) from None
+    label = path.name
+    if path.parent == Path.cwd().resolve():  # checkpointed runs rebuild it from the working directory
+        project.crew._factory_ref = "crewgraph.project.json_project:crew_in_working_directory"
+    return Target(obj=project.crew, kind="crew", label=label, default_inputs={**project.inputs, **defaults})
 
 
 def _extend_sys_path(cwd: Path) -> None:

@@ -52,9 +52,22 @@ _FLOW_FILES = {
     "custom_tool.py.tmpl": "src/{package}/tools/custom_tool.py",
     "test_flow.py.tmpl": "tests/test_flow.py",
 }
+# CrewAI's default crew layout since 1.15: JSON definitions, no Python (crewgraph/project/json_project.py)
+_JSON_CREW_FILES = {
+    "pyproject.toml.tmpl": "pyproject.toml",
+    "README.md.tmpl": "README.md",
+    "gitignore.tmpl": ".gitignore",
+    "env.tmpl": ".env",
+    "crew.jsonc.tmpl": "crew.jsonc",
+    "researcher.jsonc.tmpl": "agents/researcher.jsonc",
+    "reporting_analyst.jsonc.tmpl": "agents/reporting_analyst.jsonc",
+    "custom_tool.py.tmpl": "tools/custom_tool.py",
+    "knowledge_readme.md.tmpl": "knowledge/README.md",
+    "test_crew.py.tmpl": "tests/test_crew.py",
+}
 # the flow's poem_crew and tools packages get an empty __init__.py too
 _FLOW_EXTRA_INITS = ("src/{package}/crews/poem_crew/__init__.py", "src/{package}/tools/__init__.py")
-_KINDS = {"crew": (_CREW_FILES, ()), "flow": (_FLOW_FILES, _FLOW_EXTRA_INITS)}
+_KINDS = {"crew": (_CREW_FILES, ()), "flow": (_FLOW_FILES, _FLOW_EXTRA_INITS), "json_crew": (_JSON_CREW_FILES, ())}
 
 
 def project_names(name: str) -> dict[str, str]:
@@ -158,9 +171,14 @@ def _created(kind: str, root: Path, quiet: bool, demo: str) -> None:
 
 @app.command("crew")
 @guarded
-def crew(name: NameArg, path: PathOpt = Path("."), quiet: QuietOpt = False) -> None:
-    """Create a crew project: pyproject, src layout, YAML agents/tasks, main.py, tools/ and a FakeLLM test."""
-    _created("crew", scaffold_crew(name, path), quiet, "crewgraph run")
+def crew(
+    name: NameArg, path: PathOpt = Path("."), quiet: QuietOpt = False,
+    classic: Annotated[bool, typer.Option("--classic", help="The crew.py + config/*.yaml layout instead.")] = False,
+) -> None:
+    """Create a crew project: crew.jsonc, agents/*.jsonc, tools/, knowledge/ and a FakeLLM test, as
+    CrewAI does (with --classic: pyproject, src layout, YAML agents/tasks, main.py, tools/)."""
+    root = scaffold_crew(name, path) if classic else scaffold("json_crew", name, path)
+    _created("crew", root, quiet, "crewgraph run")
 
 
 @app.command("flow")

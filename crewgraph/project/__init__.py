@@ -1,4 +1,5 @@
-"""Crew projects: ``@CrewBase`` classes with YAML agents/tasks and CrewAI's decorators.
+"""Crew projects: ``@CrewBase`` classes with YAML agents/tasks and CrewAI's decorators,
+and CrewAI's JSON-first projects (``crew.jsonc`` + ``agents/*.jsonc``, :func:`load_json_crew`).
 
 ``from crewgraph.project import CrewBase, agent, crew, task`` is the import a
 CrewAI project uses (with ``crewai`` read as ``crewgraph``).
@@ -20,9 +21,11 @@ from crewgraph.project.annotations import (
     tool,
 )
 from crewgraph.project.crew_base import CrewBase, find_crew_method, is_crew_class
+from crewgraph.project.json_project import JsonCrewProject, load_json_crew
 
 __all__ = [
     "CrewBase",
+    "JsonCrewProject",
     "ProjectConfigWarning",
     "after_kickoff",
     "agent",
@@ -33,6 +36,7 @@ __all__ = [
     "find_crew_method",
     "is_crew_class",
     "llm",
+    "load_json_crew",
     "memoize",
     "output_json",
     "output_pydantic",

@@ -58,7 +58,7 @@ def test_create_refuses_an_existing_folder(cli, tmp_path: Path) -> None:
 
 
 def test_scaffold_layout_and_its_own_test(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    result = cli("create", "crew", "news desk", "--path", "projects")
+    result = cli("create", "crew", "news desk", "--path", "projects", "--classic")
     assert result.exit_code == 0, result.output
     root = tmp_path / "projects" / "news_desk"
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
@@ -84,7 +84,7 @@ def test_scaffold_layout_and_its_own_test(cli, tmp_path: Path, monkeypatch: pyte
 
 
 def test_scaffolded_project_runs_in_a_real_subprocess(cli, tmp_path: Path) -> None:
-    assert cli("create", "crew", "field notes").exit_code == 0
+    assert cli("create", "crew", "field notes", "--classic").exit_code == 0
     root = tmp_path / "field_notes"
     env = {
         **os.environ,

@@ -37,7 +37,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One crew project and one flow project, scaffolded by the real command."""
     base = tmp_path_factory.mktemp("scaffolds")
     for kind, name in (("crew", "field notes"), ("flow", "poem flow")):
-        proc = crewgraph(base, "create", kind, name, "-q", cwd=base)
+        classic = ["--classic"] if kind == "crew" else []  # the JSON-first crew: test_json_project_run.py
+        proc = crewgraph(base, "create", kind, name, "-q", *classic, cwd=base)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == str(Path(name.replace(" ", "_")))
     return base
