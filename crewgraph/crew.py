@@ -19,6 +19,7 @@ from pydantic import ConfigDict
 from crewgraph.spec.crew import CrewSpec, check_executor
 
 if TYPE_CHECKING:
+    from crewgraph.distributed import BatchRun
     from crewgraph.graph.execution_graph import ExecutionGraph
     from crewgraph.outputs import CrewOutput
     from crewgraph.streaming import CrewStreamingOutput
@@ -169,34 +170,63 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
         return await run_crew(self, inputs, from_checkpoint=from_checkpoint, executor=executor)
 
-    def kickoff_for_each(self, inputs: list[dict[str, Any]]) -> list[CrewOutput] | list[CrewStreamingOutput]:
-        """Run the crew once per inputs dict, one after the other.
+    def kickoff_for_each(
+        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
+        from_checkpoint: Any = None,
+    ) -> list[CrewOutput] | list[CrewStreamingOutput]:
+        """Run the crew once per inputs dict and return the outputs in input order.
 
-        With ``stream=True``: one stream per inputs dict; each run starts when its stream is iterated.
+        One after the other by default (as CrewAI); ``max_concurrency=N`` overlaps N runs;
+        ``executor=RayExecutor(...)`` runs each input on a Ray worker. A failed input does
+        not stop the others: a :class:`~crewgraph.errors.BatchError` at the end names the
+        failed inputs and holds the other outputs. With checkpointing on the batch is
+        recorded and ``from_checkpoint=batch_id`` (or True) re-runs only unfinished inputs.
+        See docs/distributed.md, "Batches". With ``stream=True``: one lazy stream per inputs dict.
         """
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
+            _no_batch_options("kickoff_for_each", executor, max_concurrency, from_checkpoint)
             return [stream_crew(self, [i], on_loop=False) for i in inputs]
-        return [self._run_sync(i, None) for i in inputs]
+        from crewgraph.runner.batch_forms import for_each_sync
+
+        return for_each_sync(self, inputs, executor=executor, max_concurrency=max_concurrency,
+                             from_checkpoint=from_checkpoint)
+
+    def kickoff_for_each_iter(
+        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
+        from_checkpoint: Any = None,
+    ) -> BatchRun:
+        """The batch of :meth:`kickoff_for_each` as a :class:`~crewgraph.distributed.BatchRun`:
+        iterate it (``for`` or ``async for``) to get each input's ``BatchResult`` as soon as it
+        finishes (up to 64 runs at once here unless ``max_concurrency`` says otherwise)."""
+        if self.stream:
+            raise ValueError("kickoff_for_each_iter is not supported with stream=True; use "
+                             "kickoff_for_each_async for one merged stream of chunks")
+        from crewgraph.runner.batch_forms import for_each_iter
+
+        return for_each_iter(self, inputs, executor=executor, max_concurrency=max_concurrency,
+                             from_checkpoint=from_checkpoint)
 
     async def kickoff_for_each_async(
-        self, inputs: list[dict[str, Any]]
+        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
+        from_checkpoint: Any = None,
     ) -> list[CrewOutput] | CrewStreamingOutput:
-        """Run the crew once per inputs dict, concurrently.
+        """Run the crew once per inputs dict, concurrently (up to 64 at once unless
+        ``max_concurrency`` says otherwise); outputs in input order. Options as :meth:`kickoff_for_each`.
 
         With ``stream=True``: one stream merging the chunks of every run as they arrive
         (``chunk.run_id`` tells them apart); ``.results`` then holds the outputs in input order.
         """
-        import asyncio
-
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
+            _no_batch_options("kickoff_for_each_async", executor, max_concurrency, from_checkpoint)
             return stream_crew(self, list(inputs), on_loop=True)
-        from crewgraph.runner import run_crew
+        from crewgraph.runner.batch_forms import for_each_async
 
-        return list(await asyncio.gather(*(run_crew(self, i) for i in inputs)))
+        return await for_each_async(self, inputs, executor=executor, max_concurrency=max_concurrency,
+                                    from_checkpoint=from_checkpoint)
 
     async def _run_with_files(self, inputs: dict[str, Any] | None, from_checkpoint: Any,
                               input_files: dict[str, Any], executor: Any = None) -> CrewOutput:
@@ -295,3 +325,12 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         if knowledge is None:
             return None
         return list(knowledge.query(query, results_limit=results_limit, score_threshold=score_threshold))
+
+
+def _no_batch_options(method: str, executor: Any, max_concurrency: int | None, from_checkpoint: Any) -> None:
+    """Streaming batches run as before; the batch options are refused, not ignored."""
+    given = [n for n, v in (("executor", executor), ("max_concurrency", max_concurrency),
+                            ("from_checkpoint", from_checkpoint)) if v is not None]
+    if given:
+        raise ValueError(f"{method}({', '.join(given)}=...) is not supported with stream=True; "
+                         "turn streaming off to run a batch with these options")

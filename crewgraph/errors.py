@@ -7,7 +7,10 @@ what went wrong (the task, the node, the field) in its message.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
+    "BatchError",
     "CallbackError",
     "CheckpointError",
     "CompileError",
@@ -158,6 +161,24 @@ class ToolExecutionFailedError(CrewGraphError):
 
 class CheckpointError(CrewGraphError):
     """A checkpoint could not be written, read or resumed."""
+
+
+class BatchError(CrewGraphError):
+    """Some inputs of a ``kickoff_for_each`` batch failed; the others finished.
+
+    ``results`` holds one entry per input in input order (the ``CrewOutput``, or None where it
+    failed), ``failures`` maps each failed input's position to its error, and ``batch_id`` names
+    the batch record when the batch is checkpointed: resuming it
+    (``kickoff_for_each(inputs, from_checkpoint=batch_id)``) re-runs only the failed inputs.
+    The first failure's exception is the ``__cause__``.
+    """
+
+    def __init__(self, message: str, *, batch_id: str | None, failures: dict[int, str],
+                 results: list[Any]) -> None:
+        super().__init__(message)
+        self.batch_id = batch_id
+        self.failures = failures
+        self.results = results
 
 
 class ReplayMismatchError(CrewGraphError):

@@ -40,6 +40,8 @@ class Target:
     kind: str  # "crew" or "flow"
     label: str
     default_inputs: dict[str, Any] = field(default_factory=dict)
+    batch_inputs: list[dict[str, Any]] | None = None
+    """``[[tool.crewgraph.inputs]]``: a list of inputs dicts, run as a batch (cli/_batch_run.py)."""
 
     @property
     def name(self) -> str:
@@ -90,11 +92,17 @@ def load_target(spec: str | None, cwd: Path | None = None) -> Target:
     cwd = (cwd or Path.cwd()).resolve()
     settings = prepare_project(cwd)
     defaults = settings.get("inputs", {})
+    batch = None
+    if isinstance(defaults, list) and all(isinstance(item, dict) for item in defaults) and defaults:
+        batch, defaults = defaults, {}  # [[tool.crewgraph.inputs]] tables: one kickoff per table
     if not isinstance(defaults, dict):
-        raise UserError("pyproject.toml: [tool.crewgraph] inputs must be a table of key = value")
+        raise UserError("pyproject.toml: [tool.crewgraph] inputs must be a table of key = value "
+                        "(or [[tool.crewgraph.inputs]] tables, one per run of a batch)")
     definition = _json_crew_definition(cwd, spec, settings)
     if definition is not None:
-        return _json_crew(definition, defaults)
+        json_target = _json_crew(definition, defaults)
+        json_target.batch_inputs = batch
+        return json_target
     if spec is None:
         spec = _default_spec(cwd, settings)
     if spec.endswith((".yaml", ".yml", ".json")):
@@ -111,7 +119,7 @@ def load_target(spec: str | None, cwd: Path | None = None) -> Target:
     if kind == "crew" and getattr(instance, "_factory_ref", None) is None:
         # Checkpointed runs record how to rebuild the crew (Crew.from_checkpoint needs it).
         instance._factory_ref = label
-    return Target(obj=instance, kind=kind, label=label, default_inputs=dict(defaults))
+    return Target(obj=instance, kind=kind, label=label, default_inputs=dict(defaults), batch_inputs=batch)
 
 
 def _flow_definition(path: Path, spec: str, defaults: dict[str, Any]) -> Target:

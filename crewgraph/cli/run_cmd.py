@@ -7,6 +7,17 @@ from typing import Annotated, Any
 
 import typer
 
+from crewgraph.cli._batch_run import (
+    BatchHooks,
+    BatchOpt,
+    ConcurrencyOpt,
+    RayOpt,
+    batch_inputs,
+    make_ray_executor,
+    print_batch,
+    run_batch_target,
+    single_run,
+)
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
@@ -34,6 +45,9 @@ def run(
     checkpoint: CheckpointOpt = True,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    ray: RayOpt = None,
+    batch: BatchOpt = None,
+    max_concurrency: ConcurrencyOpt = None,
 ) -> None:
     """Run a crew or flow and print its result.
 
@@ -42,34 +56,52 @@ def run(
     run() (kickoff()) in src/<pkg>/main.py, with the inputs it passes; -i overrides them.
     With crew = "pkg.crew:MyCrew" (or flow = ...) in [tool.crewgraph], that object is run
     with the inputs of [tool.crewgraph.inputs]. The project's .env is read first.
+    A list of inputs ([[tool.crewgraph.inputs]] or --batch FILE), or a kickoff_for_each in the
+    project's run(), runs as a batch with one progress line; --ray ADDRESS runs on Ray.
     """
-    kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json)
+    kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json,
+                 ray=ray, batch=batch, max_concurrency=max_concurrency)
 
 
 def kick_project(
     target: str | None, inputs: list[str] | None, *, quiet: bool, llm: str | None, checkpoint: bool,
-    db: Path | None, as_json: bool, prefer: str | None = None,
+    db: Path | None, as_json: bool, prefer: str | None = None, ray: str | None = None,
+    batch: Path | None = None, max_concurrency: int | None = None,
 ) -> None:
     """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result."""
     from crewgraph.cli._entry import KickoffSession, call_entry, find_entry, load_entry
 
     cwd = Path.cwd().resolve()
-    if target is None:
+    executor = make_ray_executor(ray) if ray is not None else None
+    if target is None and batch is None:
         settings = prepare_project(cwd)
         entry = None if names_target(settings) else find_entry(cwd, settings, prefer)
         if entry is not None:
             func = load_entry(entry, cwd)
             session = KickoffSession(entry.spec, parse_inputs(inputs), llm, checkpoint, db, quiet)
-            if call_entry(func, session) is None and not session.results:
+            hooks = BatchHooks(session, executor=executor, max_concurrency=max_concurrency)
+            with hooks.active():
+                result = call_entry(func, session)
+            if hooks.outputs is not None and not session.results:
+                print_batch(hooks.outputs, as_json)
+                return
+            if result is None and not session.results:
                 raise UserError(f"{entry.spec} ({entry.source}) returned without kicking off a crew or flow")
             print_result(session.results[-1], as_json)
             return
     found = load_target(target)
+    batch_list = batch_inputs(batch, found, inputs)
+    if batch_list is not None:
+        apply_llm(found, llm)
+        configure_checkpoint(found, checkpoint, db)
+        run_batch_target(found, batch_list, executor=executor, max_concurrency=max_concurrency, quiet=quiet,
+                         as_json=as_json)
+        return
     data = parse_inputs(inputs, found.default_inputs)
     if found.kind == "crew":
         apply_llm(found, llm)  # before the checkpoint set-up, which may build the crew's memory
     session = KickoffSession(found.label, data, llm, checkpoint, db, quiet, drain_streams=True)
-    print_result(call_entry(lambda: found.obj.kickoff(inputs={}), session), as_json)
+    print_result(call_entry(single_run(found, executor), session), as_json)
 
 
 def _task_plans(graph: Any, label: str) -> list[dict[str, Any]]:

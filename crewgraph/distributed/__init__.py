@@ -10,12 +10,18 @@ there, and its result and events come back to the driver::
 
     crew.kickoff(inputs={...}, executor=RayExecutor(address="auto"))
 
+Batches of whole crew runs (``crew.kickoff_for_each(inputs, executor=...)`` and
+``crew.kickoff_for_each_iter(...)``, a :class:`BatchRun` of :class:`BatchResult`)
+are documented in docs/distributed.md, "Batches".
+
 Importing this package does not import ``ray``; connecting does (and names
 ``crewgraph[ray]`` when it is missing).
 """
 
 from __future__ import annotations
 
+from crewgraph.distributed._batch_iter import BatchRun
+from crewgraph.distributed._batch_types import BatchResult
 from crewgraph.distributed._executor import RayExecutor, WorkerLostError
 
-__all__ = ["RayExecutor", "WorkerLostError"]
+__all__ = ["BatchResult", "BatchRun", "RayExecutor", "WorkerLostError"]

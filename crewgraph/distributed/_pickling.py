@@ -67,6 +67,8 @@ class StepPickler:
         """Without ``host_llm``/``share_limiter`` (a worker's reply) only locks are swapped."""
         self._host_llm = host_llm
         self._share_limiter = share_limiter
+        self._inner: Any = None
+        self._configs: dict[int, tuple[Any, str, bytes]] = {}
         cloudpickle = _cloudpickle()
         outer = self
 
@@ -97,8 +99,10 @@ class StepPickler:
             from crewgraph.distributed._hosted import HostedLLM
             from crewgraph.llm.openai_llm import LLM
 
-            if isinstance(obj, LLM | HostedLLM):
-                return NotImplemented  # rebuilt from its configuration on the worker
+            if isinstance(obj, HostedLLM) or obj is self._inner:
+                return NotImplemented
+            if isinstance(obj, LLM):
+                return self._configured(obj)  # rebuilt from its configuration on the worker
             return self._host_llm(obj)
         if _is_memory(obj):
             if not memory_is_shared(obj):
@@ -106,6 +110,21 @@ class StepPickler:
             # its configuration travels; the worker opens its own client to the same server
             return (_rebuild_model, (type(obj), {name: getattr(obj, name) for name in type(obj).model_fields}))
         return NotImplemented
+
+    def _configured(self, llm: Any) -> Any:
+        """A model client as its configuration, keyed by it: a worker builds one client per
+        configuration and reuses it (and its connections) for every step that names it."""
+        known = self._configs.get(id(llm))
+        if known is None or known[0] is not llm:
+            import hashlib
+
+            self._inner = llm
+            try:
+                config = self.dumps(llm)
+            finally:
+                self._inner = None
+            known = self._configs[id(llm)] = (llm, hashlib.sha256(config).hexdigest(), config)
+        return (worker_llm, (known[1], known[2]))
 
     def dumps(self, obj: Any) -> bytes:
         buffer = io.BytesIO()
@@ -173,6 +192,17 @@ def dumps_reply(reply: Any) -> bytes:
             raise
         reply.error = RuntimeError(f"{type(error).__name__}: {error}")
         return pickler.dumps(reply)
+
+
+_WORKER_LLMS: dict[str, Any] = {}
+
+
+def worker_llm(key: str, config: bytes) -> Any:
+    """On a worker: the client built from ``config`` (the first time), then the same one."""
+    llm = _WORKER_LLMS.get(key)
+    if llm is None:
+        llm = _WORKER_LLMS[key] = loads(config)
+    return llm
 
 
 def _rebuild_model(kind: Any, fields: dict[str, Any]) -> Any:

@@ -109,6 +109,7 @@ class RaySession:
             extras = {k: v for k, v in state.extras.items() if k != _FLOW_RUN_KEY}
             dumps_checked(self._pickler, extras, "the run's settings (hooks, input provider)")
             dumps_checked(self._pickler, state.limiters, "the run's rate limiters")
+        dumps_checked(self._pickler, _global_hooks(), "the global execution hooks")
 
     # ------------------------------------------------------------------ stand-ins
     def _host_actor(self) -> Any:
@@ -183,6 +184,7 @@ class RaySession:
             spawned=ctx.spawned,
             attempt=ctx.attempt,
             trigger=ctx.trigger,
+            global_hooks=_global_hooks(),
         )
         what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
         data = dumps_checked(self._pickler, payload, what)
@@ -214,7 +216,8 @@ class RaySession:
     async def call_method(self, node: Node, run_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         fn = node.fn  # type: ignore[attr-defined]
         what = f"flow method {getattr(node, 'method', node.id)!r}"
-        data = dumps_checked(self._pickler, CallPayload(fn=fn, args=args, kwargs=kwargs, run_id=run_id), what)
+        payload = CallPayload(fn=fn, args=args, kwargs=kwargs, run_id=run_id, global_hooks=_global_hooks())
+        data = dumps_checked(self._pickler, payload, what)
         ref = self._call_fn.options(**self.executor.step_options(node)).remote(data)
         reply = loads(await self._await(ref, what, node.id))
         _apply_state(getattr(getattr(fn, "__self__", None), "state", None), reply.state_changes, reply.state_removed)
@@ -273,6 +276,13 @@ class _RemoteMethod:
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return await self._session.call_method(self._node, self._run_id, args, kwargs)
+
+
+def _global_hooks() -> dict[str, list[Any]]:
+    """The global execution hooks registered in this process, to run on the workers too."""
+    from crewgraph.hooks import _registry
+
+    return {kind: hooks for kind in _registry.KINDS if (hooks := _registry.listed(kind))}
 
 
 def _task_of(node: Node) -> str:

@@ -14,6 +14,8 @@ import asyncio
 import copy
 import inspect
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -40,6 +42,8 @@ class StepPayload:
     spawned: dict[str, Any]
     attempt: int
     trigger: str | None
+    global_hooks: dict[str, list[Any]] = field(default_factory=dict)
+    """The driver's global execution hooks (registered by decorators there), by kind."""
 
 
 @dataclass
@@ -63,6 +67,7 @@ class CallPayload:
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     run_id: str
+    global_hooks: dict[str, list[Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,6 +93,18 @@ class _Collector:
 
     def wants(self, event_type: Any) -> bool:
         return True
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    """This worker's event loop, kept between steps: model clients keep their connections
+    (a Ray task runs on the worker's main thread, one at a time)."""
+    global _LOOP
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP
 
 
 def _prepare_worker() -> None:
@@ -131,8 +148,8 @@ def run_remote_step(data: bytes) -> bytes:
     uses_before = int(getattr(tool, "current_usage_count", 0) or 0)
     total = UsageTotal()
     try:
-        with run_scope(step.run_id), usage_scope(total):
-            reply.result = asyncio.run(step.node.run(ctx))
+        with run_scope(step.run_id), usage_scope(total), _driver_hooks(step.global_hooks):
+            reply.result = _loop().run_until_complete(step.node.run(ctx))
     except BaseException as exc:
         reply.error = exc
     finally:
@@ -158,10 +175,10 @@ def run_remote_call(data: bytes) -> bytes:
     reply = CallReply(pid=os.getpid())
     total = UsageTotal()
     try:
-        with run_scope(call.run_id), usage_scope(total):
+        with run_scope(call.run_id), usage_scope(total), _driver_hooks(call.global_hooks):
             value = call.fn(*call.args, **call.kwargs)
             if inspect.isawaitable(value):
-                value = asyncio.run(_awaited(value))
+                value = _loop().run_until_complete(_awaited(value))
         reply.value = value
     except BaseException as exc:
         reply.error = exc
@@ -171,6 +188,26 @@ def run_remote_call(data: bytes) -> bytes:
         reply.state_removed = [k for k in before if k not in after]
     reply.usage = total.total()
     return _dumps_reply(reply)
+
+
+@contextmanager
+def _driver_hooks(hooks: dict[str, list[Any]]) -> Iterator[None]:
+    """For one step, this worker's global hooks are the driver's (a worker runs one task at a time)."""
+    if not hooks:
+        yield
+        return
+    from crewgraph.hooks import _registry
+
+    saved = {kind: _registry.listed(kind) for kind in _registry.KINDS}
+    with _registry._lock:
+        for kind in _registry.KINDS:
+            _registry._global[kind][:] = list(hooks.get(kind, ()))
+    try:
+        yield
+    finally:
+        with _registry._lock:
+            for kind, listed in saved.items():
+                _registry._global[kind][:] = listed
 
 
 async def _awaited(value: Any) -> Any:

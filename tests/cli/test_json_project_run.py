@@ -110,6 +110,22 @@ def test_dotenv_is_read(tmp_path: Path) -> None:
     assert proc.stdout.startswith("(fake answer from crewgraph --llm fake)")
 
 
+def test_definition_named_in_pyproject_and_plot(tmp_path: Path) -> None:
+    """CrewAI's `[tool.crewai] definition` names the file; `crewgraph plot` takes the project too."""
+    root = make(tmp_path / "proj")
+    (root / "crew.jsonc").rename(root / "team.jsonc")
+    (root / "pyproject.toml").write_text('[tool.crewai]\ntype = "crew"\ndefinition = "team.jsonc"\n', encoding="utf-8")
+    proc = run(root, "--llm", "fake", "-q", "-i", "year=4")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("Research AI agents in 4")
+    plot = subprocess.run(
+        [sys.executable, "-m", "crewgraph.cli", "plot", "-o", "-"],
+        cwd=root, env=env_for(tmp_path), capture_output=True, text=True, timeout=90,
+    )
+    assert plot.returncode == 0, plot.stderr
+    assert plot.stdout.startswith("digraph") and "research_task" in plot.stdout
+
+
 def test_explicit_definition_file(tmp_path: Path) -> None:
     root = make(tmp_path / "proj")
     (root / "crew.jsonc").rename(root / "other.jsonc")

@@ -104,3 +104,20 @@ def test_invalid_resources_are_refused_when_the_task_is_made(bad: Any) -> None:
         Task(description="d", expected_output="e", resources=bad)
     with pytest.raises(ValueError, match="resources"):
         where.model_copy().model_validate({**where.model_dump(), "resources": bad})
+
+
+def test_global_hooks_registered_on_the_driver_run_on_the_workers(ray_cluster: Any) -> None:
+    from crewgraph.hooks.llm_hooks import (
+        register_after_llm_call_hook,
+        unregister_after_llm_call_hook,
+    )
+
+    def shout(context: Any) -> str:
+        return str(context.response).upper()
+
+    register_after_llm_call_hook(shout)
+    try:
+        out = _crew(FakeLLM(["quiet answer"])).kickoff(executor=RayExecutor())
+    finally:
+        unregister_after_llm_call_hook(shout)
+    assert out.raw == "QUIET ANSWER"
