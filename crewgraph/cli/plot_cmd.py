@@ -15,6 +15,8 @@ from crewgraph.cli._target import load_target
 
 __all__ = ["plot"]
 
+_DEFAULT_OUTPUT = "crew.svg"
+
 
 def _plan(found: Any, inputs: dict[str, Any] | None) -> Any:
     """The crew's plan (with ``inputs``, its placeholders are checked too) or the flow's."""
@@ -29,10 +31,14 @@ def _plan(found: Any, inputs: dict[str, Any] | None) -> Any:
 def plot(
     target: TargetArg = None,
     output: Annotated[
-        str, typer.Option("--output", "-o", help="File to write (.svg, .png, .pdf, .dot...); '-' prints DOT.")
-    ] = "crew.svg",
+        str,
+        typer.Option(
+            "--output", "-o", help="File to write (.svg, .png, .pdf, .dot, .mmd...); '-' prints DOT (or Mermaid)."
+        ),
+    ] = _DEFAULT_OUTPUT,
     fmt: Annotated[
-        str | None, typer.Option("--format", "-f", help="Output format when the file name has no suffix.")
+        str | None,
+        typer.Option("--format", "-f", help="Output format when the file name has no suffix; 'mermaid' for Mermaid."),
     ] = None,
     run_id: Annotated[
         str | None, typer.Option("--run", help="Draw what this checkpointed run did instead of the plan.")
@@ -57,10 +63,21 @@ def plot(
 
         with SQLiteCheckpointStore(config.path) as store:
             drawn = run_graph_from_checkpoint(graph, store, run_id)
+    suffix = Path(output).suffix.lower()
+    mermaid = (fmt or "").lower() in ("mermaid", "mmd") or suffix in (".mmd", ".mermaid")
+    if mermaid and output == _DEFAULT_OUTPUT:
+        output = "crew.mmd"
+    elif mermaid and suffix not in ("", ".mmd", ".mermaid", ".md"):
+        raise UserError(f"--format mermaid writes Mermaid text; name the file .mmd, not {output!r}")
     if output == "-":
-        typer.echo(drawn.to_dot())
+        typer.echo(drawn.to_mermaid() if mermaid else drawn.to_dot(), nl=False)
         return
-    written = drawn.render(Path(output), format=fmt)
+    if mermaid:
+        from crewgraph.export.render import write_text
+
+        written = write_text(drawn.to_mermaid(), Path(output), default_suffix=".mmd")
+    else:
+        written = drawn.render(Path(output), format=fmt)
     if quiet:
         typer.echo(str(written))
         return

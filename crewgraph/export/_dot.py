@@ -1,90 +1,183 @@
-"""Small helpers for writing Graphviz DOT text by hand.
+"""Building DOT with the ``graphviz`` package, plus the text helpers every label needs.
 
-We write DOT ourselves rather than through the ``graphviz`` package's
-builder so the text is byte-for-byte deterministic (same graph, same DOT:
-diffable, snapshot-testable) and so producing it needs no import at all.
+The package gives us the document model (graphs, clusters, nodes, attribute
+quoting); what it leaves to the caller is what trips people up, so it lives
+here once:
+
+- text from users and models (task names, tool arguments, errors) goes into
+  *plain* attributes through :func:`text`: backslashes made literal (``\\N``
+  in a task name must not become the node name), control characters dropped,
+  and marked "not HTML" so a value like ``<b>`` is never read as an
+  HTML-like label;
+- HTML-like labels are made only by :func:`html_label`, which escapes every
+  piece it is given (``& < > "``);
+- edges are written with :func:`edge`, because ``Digraph.edge`` reads
+  ``a:b`` as node ``a``, port ``b`` -- and our node ids contain colons.
+
+The output is deterministic (same graph, same text), so DOT stays diffable.
 """
 
 from __future__ import annotations
 
+import html
+import itertools
 import re
 import textwrap
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import graphviz
 
 __all__ = [
-    "attrs",
-    "edge_line",
-    "join_lines",
+    "ELLIPSIS",
+    "Attrs",
+    "clean",
+    "edge",
+    "html_label",
     "label_lines",
     "legend_cluster",
-    "node_line",
-    "quote",
+    "name",
+    "new_digraph",
+    "node",
+    "same_rank",
     "shorten",
+    "text",
+    "tooltip",
 ]
 
+Attrs = Mapping[str, str | int | float | None]
+
 _WS_RE = re.compile(r"\s+")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 ELLIPSIS = "…"
 
 
-def quote(text: str) -> str:
-    """A DOT double-quoted string. Backslashes and quotes are escaped; real newlines
-    become DOT's centred line break ``\\n``."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = escaped.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    return f'"{escaped}"'
+def clean(value: object) -> str:
+    """``value`` as text without the control characters Graphviz and XML reject."""
+    return _CONTROL_RE.sub("", str(value))
 
 
-def shorten(text: str, max_len: int) -> str:
+def shorten(value: object, max_len: int) -> str:
     """Whitespace collapsed to single spaces and cut at ``max_len`` characters with an ellipsis."""
-    flat = _WS_RE.sub(" ", text).strip()
+    flat = _WS_RE.sub(" ", clean(value)).strip()
     if len(flat) <= max_len:
         return flat
     return flat[: max(1, max_len - 1)].rstrip() + ELLIPSIS
 
 
-def label_lines(text: str, *, width: int = 24, max_len: int = 60) -> list[str]:
+def label_lines(value: object, *, width: int = 24, max_len: int = 60) -> list[str]:
     """A long label as a few wrapped lines: truncated to ``max_len``, wrapped at ``width``.
 
     Task names and descriptions can be sentences; unwrapped they make boxes
     hundreds of pixels wide and the layout unreadable.
     """
-    short = shorten(text, max_len)
+    short = shorten(value, max_len)
     return textwrap.wrap(short, width=width, break_long_words=True) or [""]
 
 
-def attrs(values: Mapping[str, str | int | float | None]) -> str:
-    """``[k="v", ...]`` in the mapping's order, skipping None values."""
-    parts = [f"{key}={quote(str(value))}" for key, value in values.items() if value is not None]
-    return f" [{', '.join(parts)}]" if parts else ""
+def _escaped_lines(value: object, backslash: str) -> str:
+    lines = clean(value).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\\n".join(line.replace("\\", backslash) for line in lines)
 
 
-def node_line(node_id: str, values: Mapping[str, str | int | float | None]) -> str:
-    return f"  {quote(node_id)}{attrs(values)};"
+def text(value: object) -> str:
+    """A plain (non-HTML) DOT string: each line of ``value`` literal, lines joined by ``\\n``."""
+    from graphviz import nohtml
+
+    return nohtml(_escaped_lines(value, "\\\\"))
 
 
-def edge_line(src: str, dst: str, values: Mapping[str, str | int | float | None]) -> str:
-    return f"  {quote(src)} -> {quote(dst)}{attrs(values)};"
+def tooltip(value: object) -> str:
+    """Like :func:`text`, for ``tooltip``: Graphviz (2.43) expands escapes in a tooltip
+    twice, so a literal backslash is written as four (two would turn ``a\\N`` into the
+    node's name)."""
+    from graphviz import nohtml
+
+    return nohtml(_escaped_lines(value, "\\" * 4))
 
 
-def join_lines(lines: Iterable[str]) -> str:
-    return "\n".join(lines) + "\n"
+def html_label(rows: Iterable[tuple[str, str]], *, left: bool = False) -> str:
+    """An HTML-like label of ``(style, text)`` rows, each escaped. Styles: ``title`` (bold),
+    ``plain``, ``arg`` (italic, dark), ``small`` (grey, smaller), ``error`` (dark red, smaller);
+    ``left=True`` justifies every line to the left (a box title)."""
+    parts = []
+    for style, value in rows:
+        safe = html.escape(_WS_RE.sub(" ", clean(value)).strip(), quote=True)
+        if not safe:
+            continue
+        if style == "title":
+            safe = f"<B>{safe}</B>"
+        elif style == "arg":
+            safe = f'<FONT COLOR="#343a40"><I>{safe}</I></FONT>'
+        elif style == "small":
+            safe = f'<FONT POINT-SIZE="9" COLOR="#495057">{safe}</FONT>'
+        elif style == "error":
+            safe = f'<FONT POINT-SIZE="9" COLOR="#842029">{safe}</FONT>'
+        parts.append(safe)
+    if left:  # each line (the last too: a trailing break) flush left
+        return "<" + "".join(f'{part}<BR ALIGN="LEFT"/>' for part in parts or [" "]) + ">"
+    return "<" + "<BR/>".join(parts or [" "]) + ">"
+
+
+def name(node_id: str) -> str:
+    """A node's DOT name: ``node_id`` as it is (names are not escStrings: backslashes are
+    literal there), never read as HTML."""
+    from graphviz import nohtml
+
+    return nohtml(clean(node_id))
+
+
+def _strings(values: Attrs) -> dict[str, str]:
+    return {k: v if isinstance(v, str) else str(v) for k, v in values.items() if v is not None}
+
+
+def new_digraph(name: str, graph_attr: Attrs, node_attr: Attrs, edge_attr: Attrs) -> graphviz.Digraph:
+    """An empty directed graph named ``name`` with these defaults."""
+    import graphviz
+
+    return graphviz.Digraph(
+        name=text(name),
+        graph_attr=_strings(graph_attr),
+        node_attr=_strings(node_attr),
+        edge_attr=_strings(edge_attr),
+    )
+
+
+def node(g: graphviz.Digraph, node_id: str, values: Attrs) -> None:
+    """Add node ``node_id``; its SVG element gets ``id="<node_id>"`` (for pages that map clicks)."""
+    attrs = _strings(values)
+    attrs.setdefault("id", text(node_id))
+    g.node(name(node_id), _attributes=attrs)
+
+
+def edge(g: graphviz.Digraph, src: str, dst: str, values: Attrs) -> None:
+    """Add ``src -> dst`` (ids taken literally: no ``node:port`` parsing)."""
+    from graphviz.quoting import attr_list, quote
+
+    g.body.append(f"\t{quote(name(src))} -> {quote(name(dst))}{attr_list(attributes=_strings(values))}\n")
+
+
+def same_rank(g: graphviz.Digraph, ids: Iterable[str]) -> None:
+    """Keep ``ids`` on one rank (one row top-to-bottom), in the given order."""
+    from graphviz.quoting import quote
+
+    names = " ".join(quote(name(i)) for i in ids)
+    g.body.append(f"\t{{rank=same; {names}}}\n")
 
 
 def legend_cluster(
-    name: str, title: str, entries: list[tuple[str, dict[str, str | int | float | None]]]
-) -> list[str]:
+    g: graphviz.Digraph, name: str, title: str, entries: list[tuple[str, dict[str, str | int | float | None]]]
+) -> None:
     """A dashed ``cluster_<name>`` box holding one sample node per entry, kept in the
     given order left to right (same rank, chained by invisible edges; without them
     dot is free to reverse the row)."""
-    lines = [
-        f"  subgraph {quote('cluster_' + name)} {{",
-        f'    label={quote(title)}; fontsize=10; style="dashed";',
-    ]
     ids = [f"__{name}_{key}" for key, _ in entries]
-    for node_id, (_key, values) in zip(ids, entries, strict=True):
-        lines.append("  " + node_line(node_id, values))
-    if len(ids) > 1:
-        lines.append("    { rank=same; " + " ".join(quote(i) for i in ids) + "; }")
-        lines.append("    " + " -> ".join(quote(i) for i in ids) + ' [style="invis"];')
-    lines.append("  }")
-    return lines
+    with g.subgraph(name=f"cluster_{name}") as sub:
+        sub.attr(label=text(title), fontsize="10", style="dashed", id=text(f"cluster_{name}"))
+        for node_id, (_key, values) in zip(ids, entries, strict=True):
+            node(sub, node_id, values)
+        if len(ids) > 1:
+            same_rank(sub, ids)
+            for a, b in itertools.pairwise(ids):
+                edge(sub, a, b, {"style": "invis"})

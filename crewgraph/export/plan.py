@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from crewgraph.export import _dot
 from crewgraph.export._jsonable import jsonable
-from crewgraph.export.styles import KIND_ORDER, edge_style, kind_style
+from crewgraph.export.grouping import TaskCluster, task_clusters
+from crewgraph.export.scene import Scene, SceneCluster, SceneEdge, SceneNode, scene_to_dot
+from crewgraph.export.styles import KIND_ORDER, kind_style
 
 if TYPE_CHECKING:
     from crewgraph.graph.digraph import Digraph
@@ -14,15 +16,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_rankdir",
-    "header_lines",
-    "legend_lines",
+    "cluster_title",
+    "legend_entries",
     "ordered_edges",
+    "plan_scene",
     "plan_to_dot",
     "plan_to_json",
+    "plan_to_mermaid",
 ]
 
 LABEL_WIDTH = 24
 LABEL_MAX = 60
+CLUSTER_TITLE_MAX = 48
 _RANKDIRS = ("TB", "LR", "BT", "RL")
 
 
@@ -40,8 +45,8 @@ def ordered_edges(
     return sorted(edges, key=lambda e: (position[e[0]], position[e[1]]))
 
 
-def legend_lines(kinds: set[str]) -> list[str]:
-    """A legend cluster with one sample node per kind present, in :data:`KIND_ORDER`."""
+def legend_entries(kinds: set[str]) -> list[tuple[str, dict[str, str | int | float | None]]]:
+    """One sample node per kind present, in :data:`KIND_ORDER`."""
     entries: list[tuple[str, dict[str, str | int | float | None]]] = []
     for kind in [k for k in KIND_ORDER if k in kinds] + sorted(kinds - set(KIND_ORDER)):
         style = kind_style(kind)
@@ -49,7 +54,7 @@ def legend_lines(kinds: set[str]) -> list[str]:
             (
                 kind,
                 {
-                    "label": kind,
+                    "label": _dot.text(kind),
                     "shape": style.shape,
                     "style": style.style,
                     "fillcolor": style.fillcolor,
@@ -57,27 +62,7 @@ def legend_lines(kinds: set[str]) -> list[str]:
                 },
             )
         )
-    return _dot.legend_cluster("legend", "Legend", entries)
-
-
-def header_lines(name: str, rankdir: str, title: str) -> list[str]:
-    """``digraph name {`` and the graph/node/edge defaults shared by plan and run."""
-    return [
-        f"digraph {_dot.quote(name)} {{",
-        "  graph"
-        + _dot.attrs(
-            {
-                "rankdir": rankdir,
-                "label": title,
-                "labelloc": "t",
-                "fontname": "Helvetica",
-                "fontsize": 14,
-            }
-        )
-        + ";",
-        "  node" + _dot.attrs({"fontname": "Helvetica", "fontsize": 11}) + ";",
-        "  edge" + _dot.attrs({"fontname": "Helvetica", "fontsize": 9}) + ";",
-    ]
+    return entries
 
 
 def check_rankdir(rankdir: str) -> str:
@@ -86,10 +71,63 @@ def check_rankdir(rankdir: str) -> str:
     return rankdir.upper()
 
 
-def _node_label(data: dict[str, Any], node_id: str) -> str:
+def cluster_title(cluster: TaskCluster) -> tuple[str, str | None]:
+    """A task box's title (the task) and subtitle (the agent doing it)."""
+    title = _dot.shorten(f"Task: {cluster.task}", CLUSTER_TITLE_MAX)
+    subtitle = _dot.shorten(f"Agent: {cluster.agent}", CLUSTER_TITLE_MAX) if cluster.agent else None
+    return title, subtitle
+
+
+def _node_label(data: dict[str, Any], node_id: str) -> list[str]:
     node = data.get("node")
     text = getattr(node, "display_label", None) or data.get("label") or node_id
-    return "\n".join(_dot.label_lines(str(text), width=LABEL_WIDTH, max_len=LABEL_MAX))
+    return _dot.label_lines(str(text), width=LABEL_WIDTH, max_len=LABEL_MAX)
+
+
+def plan_scene(
+    graph: ExecutionGraph,
+    *,
+    show_tools: bool = True,
+    legend: bool = False,
+    title: str | None = None,
+    clusters: bool = True,
+) -> Scene:
+    """What the plan drawing shows: each node by kind, each task's nodes in one box."""
+    g = graph.digraph
+    keep = {node_id for node_id, kind in g.nodes(data="kind") if show_tools or kind != "tool"}
+    scene = Scene(name=graph.name, title=graph.name if title is None else title)
+    found, cluster_of = task_clusters(g, keep=keep) if clusters else ([], {})
+    kinds: set[str] = set()
+    for node_id, data in g.nodes(data=True):
+        if node_id not in keep:
+            continue
+        kind = str(data.get("kind", "node"))
+        kinds.add(kind)
+        style = kind_style(kind)
+        node = SceneNode(
+            id=node_id,
+            kind=kind,
+            rows=[("plain", line) for line in _node_label(data, node_id)],
+            shape=style.shape,
+            style=style.style,
+            fill=style.fillcolor,
+            tooltip=f"{kind}: {node_id}",
+            cluster=cluster_of.get(node_id),
+            members=[node_id],
+        )
+        if kind == "join":
+            node.extra["width"] = "0.3"
+        scene.nodes[node_id] = node
+    for cluster in found:
+        heading, subtitle = cluster_title(cluster)
+        scene.clusters.append(SceneCluster(cluster.key, cluster.name, heading, subtitle, list(cluster.nodes)))
+    for u, v, data in ordered_edges(g, keep):
+        label = data.get("label")
+        scene.edges.append(SceneEdge(u, v, str(data.get("kind", "order")), None if label in (None, "") else str(label)))
+    scene.stack_clusters()
+    if legend and kinds:
+        scene.legend.append(("legend", legend_entries(kinds)))
+    return scene
 
 
 def plan_to_dot(
@@ -99,45 +137,37 @@ def plan_to_dot(
     show_tools: bool = True,
     legend: bool = False,
     title: str | None = None,
+    clusters: bool = True,
 ) -> str:
     """Graphviz DOT text of the plan.
 
     Shape and fill colour follow the node kind (see :mod:`crewgraph.export.styles`);
-    labels are the task/method names, truncated and wrapped. ``may_call`` edges
-    (agent -> tool it may use) are dashed and labelled "may call"; context,
+    labels are the task/method names, truncated and wrapped; each task's nodes
+    (step, guardrail, conversion, memory, the tools it may call) sit in one box
+    titled with the task and its agent (``clusters=False``: no boxes). ``may_call``
+    edges (agent -> tool it may use) are dashed and labelled "may call"; context,
     guardrail, convert, and/or edges are labelled, route edges carry their route
     label. ``show_tools=False`` leaves the tool nodes out; ``legend=True`` adds a
     key of the kinds shown. The same graph always gives the same text.
     """
     direction = check_rankdir(rankdir)
-    g = graph.digraph
-    keep = {node_id for node_id, kind in g.nodes(data="kind") if show_tools or kind != "tool"}
-    lines = header_lines(graph.name, direction, graph.name if title is None else title)
-    kinds: set[str] = set()
-    for node_id, data in g.nodes(data=True):
-        if node_id not in keep:
-            continue
-        kind = str(data.get("kind", "node"))
-        kinds.add(kind)
-        style = kind_style(kind)
-        values: dict[str, str | int | float | None] = {
-            "label": _node_label(data, node_id),
-            "shape": style.shape,
-            "style": style.style,
-            "fillcolor": style.fillcolor,
-            "tooltip": f"{kind}: {node_id}",
-        }
-        if kind == "join":
-            values["width"] = 0.3
-        lines.append(_dot.node_line(node_id, values))
-    for u, v, data in ordered_edges(g, keep):
-        lines.append(
-            _dot.edge_line(u, v, edge_style(str(data.get("kind", "order")), data.get("label")))
-        )
-    if legend and kinds:
-        lines.extend(legend_lines(kinds))
-    lines.append("}")
-    return _dot.join_lines(lines)
+    scene = plan_scene(graph, show_tools=show_tools, legend=legend, title=title, clusters=clusters)
+    return scene_to_dot(scene, direction)
+
+
+def plan_to_mermaid(
+    graph: ExecutionGraph,
+    *,
+    rankdir: str = "TB",
+    show_tools: bool = True,
+    title: str | None = None,
+    clusters: bool = True,
+) -> str:
+    """Mermaid flowchart text of the plan (same nodes, boxes and edges as :func:`plan_to_dot`)."""
+    from crewgraph.export.mermaid import scene_to_mermaid
+
+    scene = plan_scene(graph, show_tools=show_tools, title=title, clusters=clusters)
+    return scene_to_mermaid(scene, check_rankdir(rankdir))
 
 
 def plan_to_json(graph: ExecutionGraph) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Rendering DOT text to a file with Graphviz's ``dot`` program.
 
-We call the ``dot`` binary directly (the same program the ``graphviz``
-package shells out to) instead of ``graphviz.Source.render``: that method
+The DOT is built with the ``graphviz`` package (:mod:`crewgraph.export._dot`);
+to draw it we call the ``dot`` binary directly (the same program that package
+shells out to) instead of ``graphviz.Source.render``/``pipe``: ``render``
 appends its own suffixes and leaves a source file next to the output, while
-users of ``crew.render("plan.svg")`` expect exactly ``plan.svg``. Output is
+users of ``crew.render("plan.svg")`` expect exactly ``plan.svg``, and neither
+takes a timeout, while every wait here is bounded. Output is
 written to a temporary file and moved into place, so a failed render never
 leaves a truncated picture behind.
 """
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from crewgraph.errors import CrewGraphError
 
-__all__ = ["FORMATS", "ExportError", "GraphvizNotFoundError", "render_dot"]
+__all__ = ["FORMATS", "ExportError", "GraphvizNotFoundError", "render_dot", "write_text"]
 
 FORMATS = frozenset(
     {"svg", "png", "pdf", "jpg", "jpeg", "gif", "ps", "eps", "json", "plain", "dot", "gv"}
@@ -121,3 +123,14 @@ def _atomic_write(target: Path, data: bytes) -> None:
         os.replace(tmp_name, target)
     finally:
         Path(tmp_name).unlink(missing_ok=True)
+
+
+def write_text(text: str, path: str | Path, default_suffix: str = "") -> Path:
+    """Write ``text`` (DOT, Mermaid) to ``path`` atomically, adding ``default_suffix`` when the
+    name has none; parent folders are created."""
+    target = Path(path).expanduser()
+    if not target.suffix and default_suffix:
+        target = target.with_name(target.name + default_suffix)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(target, text.encode("utf-8"))
+    return target

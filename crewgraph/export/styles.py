@@ -12,8 +12,10 @@ from dataclasses import dataclass
 __all__ = [
     "DEFAULT_KIND_STYLE",
     "EDGE_STYLES",
+    "FAILED_OUTLINE",
     "KIND_ORDER",
     "KIND_STYLES",
+    "RETRIED_OUTLINE",
     "STATUS_COLOURS",
     "KindStyle",
     "edge_style",
@@ -56,8 +58,15 @@ STATUS_COLOURS: dict[str, str] = {
     "skipped": "#d9d9d9",
     "restored": "#a9c8f0",
     "running": "#fff3a6",
+    "paused": "#ffd8a8",
     "pending": "#ffffff",
 }
+"""Fill of a node in the executed graph by status (docs/checkpoints.md, "The executed graph")."""
+
+FAILED_OUTLINE = "#b02a37"
+"""Thick outline of a failed node, and dashed outline of a tool call whose failure was handled."""
+RETRIED_OUTLINE = "#e8590c"
+"""Thick orange outline of a node that succeeded only after retries (its label counts them)."""
 
 # Default look per edge kind. ``label`` here is the default text; an edge's own
 # ``label`` attribute (a router's route name) takes precedence.

@@ -320,6 +320,10 @@ class Flow(FlowMemoryMixin, Generic[T]):
         """Graphviz DOT text of the flow (routers as diamonds, labels on route edges)."""
         return self.compile().to_dot(**options)
 
+    def to_mermaid(self, **options: Any) -> str:
+        """Mermaid flowchart text of the flow (routers as rhombi, labels on route edges)."""
+        return self.compile().to_mermaid(**options)
+
     def plot(
         self, filename: str | Path = "flow.svg", format: str | None = None, show: bool = False, **options: Any
     ) -> Path:

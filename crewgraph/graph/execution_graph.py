@@ -124,6 +124,12 @@ class ExecutionGraph:
 
         return plan_to_dot(self, **options)
 
+    def to_mermaid(self, **options: Any) -> str:
+        """Mermaid flowchart text of the plan (a subgraph per task), for Markdown and GitHub."""
+        from crewgraph.export import plan_to_mermaid
+
+        return plan_to_mermaid(self, **options)
+
     def render(self, path: str | Path, format: str | None = None, **options: Any) -> Path:
         """Render the plan with Graphviz's ``dot`` to ``path`` (svg, png, pdf...)."""
         from crewgraph.export import render_dot

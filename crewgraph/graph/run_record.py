@@ -99,6 +99,13 @@ class RunGraph:
 
         return run_to_dot(self, **options)
 
+    def to_mermaid(self, **options: Any) -> str:
+        """Mermaid flowchart text of what the run did (a subgraph per task, repeated calls
+        collapsed), for Markdown and GitHub."""
+        from crewgraph.export import run_to_mermaid
+
+        return run_to_mermaid(self, **options)
+
     def render(self, path: Any, format: str | None = None, **options: Any) -> Any:
         from crewgraph.export import render_dot
 

@@ -7,6 +7,7 @@ for in a turn (the scheduler runs them concurrently), then reads each
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -53,6 +54,36 @@ class ToolCallOutcome(BaseModel):
     failure: Any = None
     from_cache: bool = False
     result_as_answer: bool = False
+    arguments: Any = None
+    """What the tool was called with (after ``before_tool_call`` hooks): a dict, or the
+    model's raw text when it was not a JSON object."""
+
+
+_ARG_CHARS = 200
+_ARG_KEYS = 12
+
+
+def _bounded_args(arguments: Any) -> dict[str, Any]:
+    """The call's arguments for the run record (executed graph, checkpoints, run.json): each
+    value cut to a few hundred characters, so a tool fed a whole document stays small.
+    Text that is not a JSON object is kept under ``"_raw"``."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            return {"_raw": arguments[:_ARG_CHARS]}
+    if not isinstance(arguments, dict):
+        return {"_raw": str(arguments)[:_ARG_CHARS]}
+    bounded: dict[str, Any] = {}
+    for key, value in list(arguments.items())[:_ARG_KEYS]:
+        if isinstance(value, str):
+            bounded[str(key)] = value[:_ARG_CHARS]
+        elif value is None or isinstance(value, bool | int | float):
+            bounded[str(key)] = value
+        else:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+            bounded[str(key)] = value if len(text) <= _ARG_CHARS else text[:_ARG_CHARS]
+    return bounded
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,8 +137,9 @@ class ToolCallNode(Node):
         from crewgraph.tools._invoke import invoke_tool_call
 
         outcome = await invoke_tool_call(self, ctx)
-        info = {
+        info: dict[str, Any] = {
             "tool": self.call.name,
+            "args": _bounded_args(self.call.arguments if outcome.arguments is None else outcome.arguments),
             "failed": outcome.failure is not None,
             "from_cache": outcome.from_cache,
         }

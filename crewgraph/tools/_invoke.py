@@ -89,7 +89,9 @@ class _Call:
         )
 
     def outcome(self, text: str, **extra: Any) -> ToolCallOutcome:
-        return ToolCallOutcome(call_id=self.node.call.id, tool_name=self.tool_name, text=text, **extra)
+        return ToolCallOutcome(
+            call_id=self.node.call.id, tool_name=self.tool_name, text=text, arguments=self.args, **extra
+        )
 
 
 async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutcome:

@@ -58,6 +58,9 @@ class Actions:
         except CheckpointError as exc:
             raise ApiError(400, str(exc), "run_id") from None
         if run is None:
+            if self.live.job_for(run_id) is not None:
+                raise ApiError(409, f"run {run_id} is kept in no store (its flow is not persisted), so it "
+                               "cannot be resumed, answered or forked", "run_id")
             raise ApiError(404, f"no run {run_id!r} in the checkpoint or flow databases", "run_id")
         return run
 
@@ -87,7 +90,8 @@ class Actions:
         if missing:
             raise ApiError(422, f"{ref.name} needs the inputs {', '.join(missing)}", f"inputs.{missing[0]}")
         obj = found.obj
-        return self.live.submit("kickoff", ref.name, lambda: _drain(obj.kickoff(inputs=data)))
+        return self.live.submit("kickoff", ref.name, lambda: _drain(obj.kickoff(inputs=data)),
+                                graph_of=lambda: getattr(obj, "run_graph", None))
 
     def resume(self, run_id: str, inputs: dict[str, Any]) -> Any:
         run = self._run(run_id)

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from crewgraph.graph.digraph import Digraph
 from crewgraph.graph.run_record import RunGraph, RunRecord
 
 __all__ = ["SvgCache", "build_run_graph", "node_details", "render_svg"]
@@ -41,11 +42,9 @@ def _overlay(run_graph: RunGraph, statuses: dict[str, str]) -> None:
 
 
 def _saved_only(run: dict[str, Any], saved: dict[str, Any]) -> RunGraph:
-    import networkx as nx
-
     from crewgraph.cli._rungraph import _record
 
-    g = nx.DiGraph(name=run["name"])
+    g = Digraph(name=run["name"])
     previous = None
     for nid, cp in saved.items():
         rec = _record(nid, {"kind": cp.info.get("kind", ""), "label": cp.info.get("label", nid)}, cp)
@@ -77,8 +76,6 @@ def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
 
 
 def _flow_graph(run: dict[str, Any], flow_db: Path) -> RunGraph | None:
-    import networkx as nx
-
     from crewgraph.flow._resume import load_flow_class
     from crewgraph.ui._runs import open_flow_store
 
@@ -88,8 +85,8 @@ def _flow_graph(run: dict[str, Any], flow_db: Path) -> RunGraph | None:
         return None
     steps = [m for m, _ in open_flow_store(flow_db).load_steps(run["run_id"])]
     waiting = {p["method"] for p in run["pending"]}
-    g = nx.DiGraph(name=plan.name)
-    for nid, data in plan.graph.nodes(data=True):
+    g = Digraph(name=plan.name)
+    for nid, data in plan.digraph.nodes(data=True):
         node = data.get("node")
         method = getattr(node, "method", None) or nid
         rec = RunRecord(node_id=nid, kind=str(data.get("kind", "")), label=str(data.get("label", nid)))
@@ -99,7 +96,7 @@ def _flow_graph(run: dict[str, Any], flow_db: Path) -> RunGraph | None:
         elif method in waiting or nid in waiting:
             rec.status = "paused"
         g.add_node(nid, node=node, kind=rec.kind, label=rec.label, record=rec)
-    for u, v, data in plan.graph.edges(data=True):
+    for u, v, data in plan.digraph.edges(data=True):
         g.add_edge(u, v, **data)
     return RunGraph(run_id=run["run_id"], name=plan.name, graph=g, status=run["status"], error=run["error"])
 
@@ -110,12 +107,12 @@ def build_run_graph(run: dict[str, Any], db: Path, flow_db: Path, registry: Any,
     if job is not None and job.done.is_set() and job.run_graph is not None:
         return job.run_graph
     rg: RunGraph | None
-    if run["store"] == "flows":
+    if run["store"] == "memory":  # nothing stored it: what the job saw, or an empty graph while it runs
+        rg = RunGraph(run_id=run["run_id"], name=run["name"], graph=Digraph(run["name"]), status=run["status"])
+    elif run["store"] == "flows":
         rg = _flow_graph(run, flow_db)
         if rg is None:
-            import networkx as nx
-
-            rg = RunGraph(run_id=run["run_id"], name=run["name"], graph=nx.DiGraph(), status=run["status"])
+                rg = RunGraph(run_id=run["run_id"], name=run["name"], graph=Digraph(run["name"]), status=run["status"])
     else:
         rg = _crew_graph(run, db, registry)
     trace = live.trace(run["run_id"])

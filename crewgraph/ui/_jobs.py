@@ -50,6 +50,8 @@ class Job:
     run_graph: Any = None
     created: float = field(default_factory=time.time)
     finished: float | None = None
+    graph_of: Callable[[], Any] | None = field(default=None, repr=False)
+    """Where the executed graph is when the result does not carry it (a flow's ``run_graph``)."""
     ready: threading.Event = field(default_factory=threading.Event, repr=False)
     done: threading.Event = field(default_factory=threading.Event, repr=False)
 
@@ -120,10 +122,10 @@ class LiveRuns:
 
     # jobs --------------------------------------------------------------------
     def submit(self, action: str, target: str | None, fn: Callable[[], Any], run_id: str | None = None,
-               wait: float = 10.0) -> Job:
+               wait: float = 10.0, graph_of: Callable[[], Any] | None = None) -> Job:
         """Run ``fn`` in a worker thread; return once its run id is known (or it ended), at most
         ``wait`` seconds later (a queued job is returned with ``status="queued"``)."""
-        job = Job(id=f"job{next(self._ids)}", action=action, target=target, run_id=run_id)
+        job = Job(id=f"job{next(self._ids)}", action=action, target=target, run_id=run_id, graph_of=graph_of)
         with self._lock:
             self.jobs[job.id] = job
             if run_id is not None:
@@ -144,6 +146,11 @@ class LiveRuns:
             job.run_id = job.run_id or getattr(exc, "run_id", None)
             job.run_graph = getattr(exc, "run_graph", None)
         finally:
+            if job.run_graph is None and job.graph_of is not None:
+                try:
+                    job.run_graph = job.graph_of()
+                except Exception:  # no graph is no reason to lose the job's outcome
+                    job.run_graph = None
             job.finished = time.time()
             if job.run_id is not None:
                 with self._lock:
@@ -164,6 +171,12 @@ class LiveRuns:
             self.traces[run_id] = RunTrace(run_id)
         else:
             trace.status = "running" if not job.done.is_set() else trace.status
+
+    def unstored(self, known: set[str]) -> list[Job]:
+        """Jobs whose runs no store holds (a flow without persistence), newest first."""
+        with self._lock:
+            jobs = [j for rid, j in self.by_run.items() if rid not in known]
+        return sorted(jobs, key=lambda j: j.created, reverse=True)
 
     def job_for(self, run_id: str) -> Job | None:
         return self.by_run.get(run_id)

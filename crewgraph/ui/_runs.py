@@ -20,7 +20,7 @@ from crewgraph.checkpoint import SQLiteCheckpointStore
 from crewgraph.checkpoint.setup import FACTORY_META_KEY
 from crewgraph.errors import CheckpointError
 
-__all__ = ["COST_NOTE", "crew_runs", "find_run", "flow_runs", "node_output", "open_flow_store", "saved_nodes"]
+__all__ = ["COST_NOTE", "crew_runs", "find_run", "flow_runs", "job_summary", "node_output", "open_flow_store", "saved_nodes"]
 
 COST_NOTE = "unknown: crewgraph records tokens, not prices"
 
@@ -153,6 +153,8 @@ def saved_nodes(db: Path, run_id: str) -> dict[str, Any]:
 
 def node_output(db: Path, flow_db: Path, run: dict[str, Any], node_id: str) -> tuple[bool, Any]:
     """``(found, value)``: the saved output of ``node_id`` (a crew node, or a flow method)."""
+    if run["store"] == "memory":
+        return False, None
     if run["store"] == "checkpoints":
         if not db.is_file():
             return False, None
@@ -166,3 +168,30 @@ def node_output(db: Path, flow_db: Path, run: dict[str, Any], node_id: str) -> t
         if method == node_id and blob:
             found.append(load_output(blob))
     return (bool(found), found[-1] if found else None)
+
+
+def job_summary(job: Any) -> dict[str, Any]:
+    """A run only this server knows (its crew or flow keeps no store): what its job saw."""
+    rg = job.run_graph
+    tokens = sum(r.usage.total_tokens for r in rg.records() if r.parent is None) if rg is not None else None
+    ended = job.finished
+    return {
+        "run_id": job.run_id,
+        "kind": "run",
+        "name": job.target or "run",
+        "status": job.status,
+        "created_at": datetime.fromtimestamp(job.created, tz=UTC).isoformat(),
+        "updated_at": datetime.fromtimestamp(ended or job.created, tz=UTC).isoformat(),
+        "duration_s": round(ended - job.created, 3) if ended is not None else None,
+        "tokens": tokens,
+        "cost_usd": None,
+        "cost": COST_NOTE,
+        "nodes_completed": None,
+        "parent_run_id": None,
+        "branch": None,
+        "error": job.error,
+        "inputs": {},
+        "factory": None,
+        "pending": [],
+        "store": "memory",
+    }

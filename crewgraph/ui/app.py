@@ -38,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 from crewgraph.ui._actions import Actions
 from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, render_svg
 from crewgraph.ui._jobs import LiveRuns
-from crewgraph.ui._runs import crew_runs, find_run, flow_runs, node_output
+from crewgraph.ui._runs import crew_runs, find_run, flow_runs, job_summary, node_output
 from crewgraph.ui._targets import Registry
 from crewgraph.ui.errors import ApiError
 from crewgraph.ui.settings import UISettings
@@ -135,7 +135,10 @@ class UIApp:
         except CheckpointError as exc:
             raise ApiError(400, str(exc), "run_id") from None
         if run is None:
-            raise ApiError(404, f"no run {run_id!r} in {self.db} or {self.flow_db}", "run_id")
+            memory = self.live.job_for(run_id)
+            if memory is None:
+                raise ApiError(404, f"no run {run_id!r} in {self.db} or {self.flow_db}", "run_id")
+            run = job_summary(memory)  # kept by nothing but this server (a flow without @persist)
         job = self.live.job_for(run["run_id"])
         run["job"] = job.to_json() if job is not None else None
         run["live"] = "events" if self.live.trace(run["run_id"]) is not None else "polling"
@@ -153,6 +156,8 @@ class UIApp:
             runs += crew_runs(self.db, limit)
         if kind in (None, "flow"):
             runs += flow_runs(self.flow_db, limit)
+        if kind is None:
+            runs += [job_summary(j) for j in self.live.unstored({r["run_id"] for r in runs})]
         runs.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
         for r in runs[:limit]:
             job = self.live.job_for(r["run_id"])
@@ -164,7 +169,8 @@ class UIApp:
         graph = build_run_graph(run, self.db, self.flow_db, self.registry, self.live)
         run["nodes"] = [rec.to_json() for rec in graph.records()]
         run["actions"] = {
-            "resume": run["status"] not in ("completed", "paused") and not self.live.running(run["run_id"]),
+            "resume": run["status"] not in ("completed", "paused") and not self.live.running(run["run_id"])
+            and run["store"] != "memory",
             "answer": run["status"] == "paused" and bool(run["pending"]),
             "fork": run["store"] == "checkpoints",
         }

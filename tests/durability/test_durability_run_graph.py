@@ -61,8 +61,8 @@ def test_llm_turns_and_retried_tool_are_in_the_executed_graph() -> None:
     assert out.token_usage.total_tokens == sum(r.info["total_tokens"] for r in llm_records)
 
     dot = g.to_dot()
-    assert '"t1_gather.agent" -> "t1_gather.agent.llm1"' in dot
-    assert "1 retry" in dot and "LLM · fake" in dot
+    assert '\t"t1_gather.agent" -> "t1_gather.agent.llm1" [' in dot  # the step's first call
+    assert "1 retry" in dot and "<B>LLM</B><BR/><FONT" in dot and ">fake · " in dot
     data = g.to_json()
     json.dumps(data)
     nodes = {n["id"]: n for n in data["nodes"]}
@@ -119,7 +119,7 @@ def test_render_executed_graph_to_svg(tmp_path: Path) -> None:
     path = out.graph.render(tmp_path / "run.svg")
     text = Path(path).read_text()
     assert text.lstrip().startswith("<?xml") or "<svg" in text
-    assert "LLM · fake" in text
+    assert ">LLM</text>" in text and "fake · " in text
 
 
 def test_a_tool_failure_the_run_survived_stands_out_in_the_graph() -> None:
@@ -130,6 +130,6 @@ def test_a_tool_failure_the_run_survived_stands_out_in_the_graph() -> None:
     record = out.graph.record("t1_gather.agent.it1.0.broken")
     assert record.status == "completed" and record.info["failed"] is True
     assert len(out.tool_failures) == 1
-    line = next(x for x in out.graph.to_dot().splitlines() if x.startswith('  "t1_gather.agent.it1.0.broken" ['))
+    line = next(x for x in out.graph.to_dot().splitlines() if x.strip().startswith('"t1_gather.agent.it1.0.broken" ['))
     assert "tool failure" in line and "dashed" in line
     assert out.graph.to_json()["totals"]["tool_failures"] == 1

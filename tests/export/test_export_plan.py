@@ -3,83 +3,66 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
+from _dot_read import edge_attrs, label_text, node_attrs
 from _export_graphs import make_plan
 
 from crewgraph.export import plan_to_dot, plan_to_json
 
 
-def _node_attrs(dot: str, node_id: str) -> str:
-    match = re.search(rf'^  "{re.escape(node_id)}" \[(.*)\];$', dot, re.MULTILINE)
-    assert match, f"node {node_id!r} not in DOT"
-    return match.group(1)
-
-
-def _edge_attrs(dot: str, src: str, dst: str) -> str | None:
-    match = re.search(
-        rf'^  "{re.escape(src)}" -> "{re.escape(dst)}"(?: \[(.*)\])?;$', dot, re.MULTILINE
-    )
-    return None if match is None else (match.group(1) or "")
-
-
 @pytest.mark.parametrize(
     ("node_id", "shape"),
     [
-        ("research", 'shape="box"'),
-        ("research:guardrail", 'shape="hexagon"'),
-        ("research:convert", 'shape="parallelogram"'),
-        ("tool:search", 'shape="ellipse"'),
-        ("recall", 'shape="cylinder"'),
-        ("save", 'shape="cylinder"'),
-        ("route", 'shape="diamond"'),
-        ("join", 'shape="circle"'),
-        ("manager", 'shape="doubleoctagon"'),
+        ("research", "box"),
+        ("research:guardrail", "hexagon"),
+        ("research:convert", "parallelogram"),
+        ("tool:search", "ellipse"),
+        ("recall", "cylinder"),
+        ("save", "cylinder"),
+        ("route", "diamond"),
+        ("join", "circle"),
+        ("manager", "doubleoctagon"),
     ],
 )
 def test_shape_by_kind(node_id: str, shape: str) -> None:
-    attrs = _node_attrs(plan_to_dot(make_plan()), node_id)
-    assert shape in attrs and 'style="filled"' in attrs and "fillcolor=" in attrs
+    attrs = node_attrs(plan_to_dot(make_plan()), node_id)
+    assert attrs["shape"] == shape and attrs["style"] == "filled" and attrs["fillcolor"].startswith("#")
+    assert attrs["id"] == node_id  # the SVG element's id is the node id
 
 
 def test_flow_method_is_rounded_box() -> None:
-    attrs = _node_attrs(plan_to_dot(make_plan()), "start")
-    assert 'shape="box"' in attrs and 'style="rounded,filled"' in attrs
+    attrs = node_attrs(plan_to_dot(make_plan()), "start")
+    assert attrs["shape"] == "box" and attrs["style"] == "rounded,filled"
 
 
 def test_fill_colour_differs_by_kind() -> None:
     dot = plan_to_dot(make_plan())
-    fill = {
-        n: re.search(r'fillcolor="([^"]+)"', _node_attrs(dot, n)).group(1)  # type: ignore[union-attr]
-        for n in ("research", "research:guardrail", "recall", "route")
-    }
+    fill = {n: node_attrs(dot, n)["fillcolor"] for n in ("research", "research:guardrail", "recall", "route")}
     assert len(set(fill.values())) == 4
-    assert fill["research"] == re.search(  # type: ignore[union-attr]
-        r'fillcolor="([^"]+)"', _node_attrs(dot, "write")
-    ).group(1)
+    assert fill["research"] == node_attrs(dot, "write")["fillcolor"]
 
 
 def test_edges() -> None:
     dot = plan_to_dot(make_plan())
-    may_call = _edge_attrs(dot, "research", "tool:search")
-    assert may_call is not None and 'style="dashed"' in may_call and 'label="may call"' in may_call
-    assert 'label="context"' in (_edge_attrs(dot, "research:convert", "write") or "")
-    assert 'label="guardrail"' in (_edge_attrs(dot, "research", "research:guardrail") or "")
-    assert 'label="ok path"' in (_edge_attrs(dot, "route", "join") or "")
-    assert 'label="and"' in (_edge_attrs(dot, "join", "manager") or "")
-    assert _edge_attrs(dot, "research:convert", "save") == ""  # plain order edge
+    may_call = edge_attrs(dot, "research", "tool:search")
+    assert may_call is not None and may_call["style"] == "dashed" and may_call["label"] == "may call"
+    assert (edge_attrs(dot, "research:convert", "write") or {})["label"] == "context"
+    assert (edge_attrs(dot, "research", "research:guardrail") or {})["label"] == "guardrail"
+    assert (edge_attrs(dot, "route", "join") or {})["label"] == "ok path"
+    assert (edge_attrs(dot, "join", "manager") or {})["label"] == "and"
+    assert edge_attrs(dot, "research:convert", "save") == {}  # plain order edge
     # only may-call edges are dashed
-    assert dot.count('style="dashed"') == 1
+    assert dot.count("style=dashed") == 1
 
 
 def test_labels_escaped_wrapped_truncated() -> None:
     dot = plan_to_dot(make_plan())
     assert dot.startswith('digraph "Research \\"crew\\"" {')
-    label = re.search(r'label="((?:[^"\\]|\\.)*)"', _node_attrs(dot, "research")).group(1)  # type: ignore[union-attr]
-    assert label.startswith('Research the \\"latest\\"')
-    assert "\\n" in label, "long labels are wrapped"
-    plain = label.replace('\\"', '"').replace("\\n", " ")
+    label = label_text(node_attrs(dot, "research"))
+    assert label.startswith('Research the "latest"')
+    assert "\n" in label, "long labels are wrapped"
+    plain = label.replace("\n", " ")
     assert plain.endswith("…") and len(plain) <= 62
     assert "technical audience" not in plain
 
@@ -87,17 +70,17 @@ def test_labels_escaped_wrapped_truncated() -> None:
 def test_show_tools_false_hides_tools_and_may_call_edges() -> None:
     dot = plan_to_dot(make_plan(), show_tools=False)
     assert "tool:search" not in dot and "may call" not in dot
-    assert '"research"' in dot
+    assert node_attrs(dot, "research")
 
 
 def test_options_and_determinism() -> None:
     assert plan_to_dot(make_plan()) == plan_to_dot(make_plan())
-    assert 'rankdir="LR"' in plan_to_dot(make_plan(), rankdir="lr")
+    assert "rankdir=LR" in plan_to_dot(make_plan(), rankdir="lr")
     assert 'label="My title"' in plan_to_dot(make_plan(), title="My title")
     with pytest.raises(ValueError, match="rankdir"):
         plan_to_dot(make_plan(), rankdir="sideways")
     legend = plan_to_dot(make_plan(), legend=True)
-    assert "cluster_legend" in legend and '"__legend_router"' in legend
+    assert "cluster_legend" in legend and node_attrs(legend, "__legend_router")["shape"] == "diamond"
     assert "cluster_legend" not in plan_to_dot(make_plan())
 
 

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import json
-import re
 
 import networkx as nx
 import pytest
+from _dot_read import edge_attrs, label_text, node_attrs, node_ids
 from _export_graphs import AgentStep, make_run
 
 from crewgraph.export import run_to_dot, run_to_json
 from crewgraph.export.run import format_duration
 from crewgraph.export.styles import STATUS_COLOURS
 from crewgraph.graph import RunGraph, RunRecord
-
-
-def _node_attrs(dot: str, node_id: str) -> str:
-    match = re.search(rf'^  "{re.escape(node_id)}" \[(.*)\];$', dot, re.MULTILINE)
-    assert match, f"node {node_id!r} not in DOT"
-    return match.group(1)
 
 
 @pytest.mark.parametrize(
@@ -33,8 +27,8 @@ def _node_attrs(dot: str, node_id: str) -> str:
     ],
 )
 def test_fill_by_status(node_id: str, status: str) -> None:
-    attrs = _node_attrs(run_to_dot(make_run()), node_id)
-    assert f'fillcolor="{STATUS_COLOURS[status]}"' in attrs
+    attrs = node_attrs(run_to_dot(make_run()), node_id)
+    assert attrs["fillcolor"] == STATUS_COLOURS[status]
 
 
 def test_status_palette() -> None:
@@ -45,40 +39,41 @@ def test_status_palette() -> None:
 
 def test_labels_show_what_happened() -> None:
     dot = run_to_dot(make_run())
-    write = _node_attrs(dot, "write")
-    assert "2.3 s · 1234 tok · 1 retry" in write
-    publish = _node_attrs(dot, "publish")
-    assert 'error: LLMError: 500 \\"server exploded\\"' in publish and "…" in publish
-    assert 'penwidth="2"' in publish
-    assert "very long message" in publish  # the full error is in the tooltip
-    assert "(restored)" in _node_attrs(dot, "research")
-    assert "(skipped)" in _node_attrs(dot, "review")
-    assert 'shape="hexagon"' in _node_attrs(dot, "review")
+    write = node_attrs(dot, "write")
+    assert "2.3 s · 1234 tok · 1 retry" in label_text(write)
+    publish = node_attrs(dot, "publish")
+    assert 'error: LLMError: 500 "server exploded"' in label_text(publish) and "…" in label_text(publish)
+    assert publish["penwidth"] == "2"
+    assert "very long message" in publish["tooltip"]  # the full error is in the tooltip
+    assert "(restored)" in label_text(node_attrs(dot, "research"))
+    assert "(skipped)" in label_text(node_attrs(dot, "review"))
+    assert node_attrs(dot, "review")["shape"] == "hexagon"
     assert "run 01234567 · failed" in dot
 
 
 def test_spawned_tool_calls_joined_to_parent() -> None:
+    """The step's calls sit in a row under it, in order: a bold "called" edge to the first
+    (whether the runtime joined it by an edge or only its record names the parent), then
+    call to call."""
     dot = run_to_dot(make_run())
-    spawned = re.findall(
-        r'^  "write" -> "(write:call\d)" \[style="bold", label="called"', dot, re.MULTILINE
-    )
-    assert sorted(spawned) == [
-        "write:call1",
-        "write:call2",
-    ]  # one from the graph, one from record.parent
-    assert 'shape="ellipse"' in _node_attrs(dot, "write:call1")
+    called = edge_attrs(dot, "write", "write:call1")
+    assert called is not None and called["style"] == "bold" and called["label"] == "called"
+    assert edge_attrs(dot, "write:call1", "write:call2") is not None
+    assert edge_attrs(dot, "write", "write:call2") is None
+    assert '{rank=same; "write:call1" "write:call2"}' in dot
+    assert node_attrs(dot, "write:call1")["shape"] == "ellipse"
 
 
 def test_templates_and_tools_visibility() -> None:
     run = make_run()
-    assert '"tool:search"' not in run_to_dot(run)
+    assert "tool:search" not in node_ids(run_to_dot(run))
     shown = run_to_dot(run, show_templates=True)
-    assert f'fillcolor="{STATUS_COLOURS["pending"]}"' in _node_attrs(shown, "tool:search")
+    assert node_attrs(shown, "tool:search")["fillcolor"] == STATUS_COLOURS["pending"]
     assert "may call" in shown
     no_tools = run_to_dot(run, show_tools=False)
     assert "write:call" not in no_tools and "called" not in no_tools
     legend = run_to_dot(run, legend=True)
-    assert "cluster_status" in legend and '"__status_restored"' in legend
+    assert "cluster_status" in legend and node_attrs(legend, "__status_restored")
 
 
 def test_deterministic() -> None:
@@ -111,7 +106,7 @@ def test_node_without_record_is_pending() -> None:
     graph.add_node("a", node=AgentStep(id="a", label="late node"), kind="agent_step")
     run = RunGraph(run_id="r", name="n", graph=graph)
     dot = run_to_dot(run)
-    assert "late node" in _node_attrs(dot, "a")
+    assert "late node" in label_text(node_attrs(dot, "a"))
     assert run_to_json(run)["nodes"][0]["status"] == "pending"
 
 
@@ -138,12 +133,12 @@ def _with_handled_failure(error: str | None) -> RunGraph:
 def test_handled_tool_failure_is_drawn_and_counted() -> None:
     """A failure the policy handled keeps status completed but must still stand out."""
     dot = run_to_dot(_with_handled_failure("Invalid arguments for tool 'lookup': field 'q' required"))
-    attrs = _node_attrs(dot, "write:call3")
-    assert f'fillcolor="{STATUS_COLOURS["completed"]}"' in attrs  # it did complete
-    assert 'style="filled,dashed"' in attrs and 'color="#b02a37"' in attrs
-    assert "tool failure: Invalid arguments" in attrs
-    assert "(tool failure, handled)" in attrs  # tooltip
-    assert "tool failure" not in _node_attrs(dot, "write:call1")  # a plain success is unchanged
+    attrs = node_attrs(dot, "write:call3")
+    assert attrs["fillcolor"] == STATUS_COLOURS["completed"]  # it did complete
+    assert attrs["style"] == "filled,dashed" and attrs["color"] == "#b02a37"
+    assert "tool failure: Invalid arguments" in label_text(attrs)
+    assert "(tool failure, handled)" in attrs["tooltip"]
+    assert "tool failure" not in label_text(node_attrs(dot, "write:call1"))  # a plain success is unchanged
     assert run_to_json(_with_handled_failure(None))["totals"]["tool_failures"] == 1
-    assert "(tool failure)" in _node_attrs(run_to_dot(_with_handled_failure(None)), "write:call3")
+    assert "(tool failure)" in label_text(node_attrs(run_to_dot(_with_handled_failure(None)), "write:call3"))
     assert run_to_json(make_run())["totals"]["tool_failures"] == 0

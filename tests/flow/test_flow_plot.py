@@ -40,18 +40,18 @@ class Review(Flow):
 
 def test_to_dot_shows_kinds_and_labels() -> None:
     dot = Review().to_dot()
-    assert '"verdict" [label="verdict", shape="diamond"' in dot
-    assert '"check.and" [label="and", shape="circle"' in dot
-    assert '"draft" -> "check.and" [label="and"];' in dot
-    assert '"rewrite.or" -> "rewrite"' in dot
-    assert 'label="publish"' in dot and 'label="revise"' in dot
+    assert "\tverdict [" in dot and "label=<verdict> shape=diamond" in dot
+    assert '\t"check.and" [' in dot and "label=<and> shape=circle" in dot
+    assert '\tdraft -> "check.and" [label=and]\n' in dot
+    assert '\t"rewrite.or" -> rewrite' in dot
+    assert "label=publish" in dot and "label=revise" in dot
     assert Review().to_dot() == dot  # stable text
 
 
 def test_plot_writes_dot_without_graphviz(tmp_path: Path) -> None:
     out = Review().plot(tmp_path / "review.dot")
     assert out == tmp_path / "review.dot"
-    assert out.read_text().startswith('digraph "Review"')
+    assert out.read_text().startswith("digraph Review {")
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")

@@ -40,8 +40,8 @@ def test_seed_002_flow_dsl_as_written() -> None:
     assert flow.kickoff() == {"done": True}
     assert flow.method_outputs == [{"step": "started"}, {"step": "processed"}, "success", {"done": True}]
     dot = flow.to_dot()
-    assert '"decide" [label="decide", shape="diamond"' in dot
-    assert '"decide" -> "finish" [' in dot and 'label="success"' in dot
+    assert "\tdecide [" in dot and "label=<decide> shape=diamond" in dot
+    assert "\tdecide -> finish [" in dot and "label=success" in dot
 
 
 def test_seed_001_research_flow_memory(monkeypatch: pytest.MonkeyPatch, fake_memory: Any) -> None:

@@ -73,7 +73,10 @@ def test_delegations_become_spawned_coworker_steps() -> None:
     assert [m["content"] for m in tool_msgs] == ["owl facts", "three owls"]
     assert "notes: owl facts" in manager.calls[3].prompt  # task 2 sees task 1's output
     assert "crew manager" in manager.calls[0].prompt.lower()
-    assert '"t1_research.manager" -> "t1_research.manager.it1.0.delegate.researcher"' in g.to_dot()
+    spawned = {(e["source"], e["target"]) for e in g.to_json()["edges"] if e["kind"] == "spawned"}
+    assert ("t1_research.manager", "t1_research.manager.it1.0.delegate.researcher") in spawned
+    # drawn in the manager's row of calls, after the LLM turn that asked for it
+    assert '\t"t1_research.manager.llm1" -> "t1_research.manager.it1.0.delegate.researcher" [' in g.to_dot()
 
 
 def test_parallel_delegations_in_one_turn_run_concurrently() -> None:

@@ -137,7 +137,7 @@ def test_async_tool_is_awaited_and_result_as_answer_propagates() -> None:
 
 def test_node_result_info() -> None:
     result = asyncio.run(_node(InventoryTool(), {"sku": "x"}, name="Inventory_Check").run(_ctx()))
-    assert result.info == {"tool": "Inventory_Check", "failed": False, "from_cache": False}
+    assert result.info == {"tool": "Inventory_Check", "args": {"sku": "x"}, "failed": False, "from_cache": False}
 
 
 def test_sync_tools_run_in_threads_so_parallel_calls_overlap() -> None:

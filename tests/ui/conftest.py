@@ -78,6 +78,12 @@ class AskFlow(Flow):
     @listen(question)
     def done(self, name):
         return f"hi {name}"
+
+
+class PlainFlow(Flow):
+    @start()
+    def only(self):
+        return "plain result"
 '''
 
 
@@ -87,6 +93,7 @@ class Project:
     crew: str
     flow: str
     review: str
+    plain: str
 
     @property
     def flag(self) -> Path:
@@ -104,7 +111,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Project
     monkeypatch.setenv("CREWGRAPH_STORAGE_DIR", str(tmp_path / "store"))
     monkeypatch.delenv("CREWGRAPH_LLM", raising=False)
     path = list(sys.path)
-    yield Project(tmp_path, f"{crew_mod}:build", f"{flow_mod}:AskFlow", f"{crew_mod}:build_review")
+    yield Project(tmp_path, f"{crew_mod}:build", f"{flow_mod}:AskFlow", f"{crew_mod}:build_review",
+                  f"{flow_mod}:PlainFlow")
     sys.path[:] = path
     for name, module in list(sys.modules.items()):
         if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
@@ -117,7 +125,7 @@ def settings_for() -> Callable[..., Any]:
     from crewgraph.ui import UISettings
 
     def make(project: Project, **options: Any) -> Any:
-        options.setdefault("targets", [project.crew, project.flow, project.review])
+        options.setdefault("targets", [project.crew, project.flow, project.review, project.plain])
         return UISettings(cwd=project.root, **options)
 
     return make

@@ -139,6 +139,20 @@ def test_a_crew_paused_for_a_review_is_answered_until_accepted(client: Any, wait
     assert client.get(f"/runs/{run_id}").json()["status"] == "completed"
 
 
+def test_a_run_no_store_keeps_is_shown_from_its_job(client: Any, wait_job: Any) -> None:
+    job = wait_job(client, client.post("/kickoff", json={"target": "PlainFlow"}).json())
+    assert job["status"] == "completed" and job["result"] == "plain result"
+    run = client.get(f"/runs/{job['run_id']}").json()
+    assert run["store"] == "memory" and run["status"] == "completed"
+    assert run["actions"] == {"resume": False, "answer": False, "fork": False}
+    assert [n["id"] for n in run["nodes"]] == ["only"]
+    assert job["run_id"] in [r["run_id"] for r in client.get("/runs").json()["runs"]]
+    assert "<svg" in client.get(f"/runs/{job['run_id']}/graph.svg").text
+    assert client.get(f"/runs/{job['run_id']}/nodes/only").json()["status"] == "completed"
+    refused = client.post(f"/runs/{job['run_id']}/resume", json={})
+    assert refused.status_code == 409 and "no store" in refused.json()["error"]["message"]
+
+
 def test_events_stream_of_a_finished_run_ends(client: Any, wait_job: Any) -> None:
     run_id = _kickoff(client, wait_job)["run_id"]
     with client.stream("GET", f"/runs/{run_id}/events") as stream:

@@ -117,3 +117,30 @@ def test_a_bad_target_is_one_line_error(project: Any, spec: str) -> None:
     )
     assert out.returncode == 1
     assert out.stderr.startswith("Error:") and "nosuchmodule" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_ui_works_without_networkx(project: Any) -> None:
+    """networkx is an extra: the run list, the drawing and the node panel use crewgraph's Digraph."""
+    code = (
+        "import sys, time\n"
+        "sys.modules['networkx'] = None\n"
+        "from pathlib import Path\n"
+        "from starlette.testclient import TestClient\n"
+        "from crewgraph.ui import UISettings, create_app\n"
+        f"settings = UISettings(targets=[{project.crew!r}, {project.flow!r}], cwd=Path.cwd())\n"
+        "with TestClient(create_app(settings), base_url='http://127.0.0.1') as c:\n"
+        "    for target, inputs in (('democrew', {'topic': 'cats'}), ('AskFlow', {})):\n"
+        "        job = c.post('/kickoff', json={'target': target, 'inputs': inputs}).json()\n"
+        "        for _ in range(200):\n"
+        "            job = c.get(f\"/jobs/{job['job_id']}\").json()\n"
+        "            if job['status'] not in ('queued', 'running'): break\n"
+        "            time.sleep(0.05)\n"
+        "        run = c.get(f\"/runs/{job['run_id']}\").json()\n"
+        "        assert '<svg' in c.get(f\"/runs/{job['run_id']}/graph.svg\").text\n"
+        "        node = c.get(f\"/runs/{job['run_id']}/nodes/{run['nodes'][0]['id']}\").json()\n"
+        "        print(target, job['status'], run['status'], node['status'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=project.root, env=_env(project),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split("\n")[:2] == ["democrew completed completed completed", "AskFlow paused paused completed"]
