@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,7 +42,13 @@ def test_a_running_run_streams_its_bus_events(server: str, project: Any) -> None
             with http.stream("GET", f"/runs/{run_id}/events") as stream:
                 lines = stream.iter_lines()
                 assert _events(lines, "hello")[0]["source"] == "events"
+                # The run starts on the server's thread: under load its first step may still be
+                # pending for a moment; it then holds "running" while the gated tool call waits.
+                deadline = time.monotonic() + 15
                 step = http.get(f"/runs/{run_id}/nodes/t1_research_topic.agent").json()
+                while step["status"] == "pending" and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    step = http.get(f"/runs/{run_id}/nodes/t1_research_topic.agent").json()
                 assert step["status"] == "running"
                 gate.set()
                 events = _events(lines, "end")
