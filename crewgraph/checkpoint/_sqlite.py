@@ -20,11 +20,15 @@ Durability choice: **WAL journal + ``synchronous=FULL``**.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 from crewgraph.errors import CheckpointError
 
-__all__ = ["SCHEMA_VERSION", "connect", "corrupt_error"]
+__all__ = ["SCHEMA_VERSION", "SQLiteTransactions", "connect", "corrupt_error"]
 
 SCHEMA_VERSION = 1
 _BUSY_TIMEOUT_S = 30.0
@@ -125,3 +129,63 @@ def _prepare(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+class SQLiteTransactions:
+    """Transactions on one shared connection, for the stores that keep one (checkpoints, batches).
+
+    A store sets ``path``, ``_lock`` and ``_conn`` (``None`` once closed) and names itself in
+    ``closed_noun`` for the error a closed store raises.
+    """
+
+    closed_noun: ClassVar[str] = "checkpoint store"
+    path: Path
+    _lock: threading.RLock
+    _conn: sqlite3.Connection | None
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot (one read transaction) under the store lock."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise self._translate(exc) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: ``BEGIN IMMEDIATE`` (take the write lock up front, so
+        two writers never deadlock upgrading) ... ``COMMIT``, or rollback on error."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise self._translate(exc) from exc
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise CheckpointError(f"{self.closed_noun} {str(self.path)!r} is closed")
+        return self._conn
+
+    def _translate(self, exc: sqlite3.Error) -> CheckpointError:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            return CheckpointError(
+                f"checkpoint database {str(self.path)!r} stayed locked by another process: {exc}"
+            )
+        if isinstance(exc, sqlite3.DatabaseError):
+            return corrupt_error(self.path, exc)
+        return CheckpointError(f"checkpoint database {str(self.path)!r}: {exc}")

@@ -31,8 +31,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from crewgraph.checkpoint import _codec
-from crewgraph.checkpoint._sqlite import connect, corrupt_error
+from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.errors import CheckpointError
 from crewgraph.ids import new_run_id
 
@@ -148,13 +147,15 @@ class RunTransfer(BaseModel):
     """(node_id, pickled output or None, restorable, info JSON), latest save of each node, in order."""
 
 
-class BatchStore:
+class BatchStore(SQLiteTransactions):
     """Batches and their items in a checkpoint database (see the module docstring).
 
     One connection guarded by a lock, like :class:`SQLiteCheckpointStore`; every
     method is one committed transaction, so a process killed at any instant
     leaves each item either as it was or with its new status.
     """
+
+    closed_noun = "batch store"
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path).expanduser()
@@ -356,47 +357,6 @@ class BatchStore:
             _write_run(conn, run)
 
     # helpers ------------------------------------------------------------
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN")
-                try:
-                    yield conn
-                finally:
-                    conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise self._translate(exc) from exc
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise self._translate(exc) from exc
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise CheckpointError(f"batch store {str(self.path)!r} is closed")
-        return self._conn
-
-    def _translate(self, exc: sqlite3.Error) -> CheckpointError:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            return CheckpointError(f"checkpoint database {str(self.path)!r} stayed locked by another process: {exc}")
-        if isinstance(exc, sqlite3.DatabaseError):
-            return corrupt_error(self.path, exc)
-        return CheckpointError(f"checkpoint database {str(self.path)!r}: {exc}")
 
     def _resolve(self, conn: sqlite3.Connection, ref: str) -> str:
         """``ref`` itself, or the one batch id starting with it; else a CheckpointError listing recent ones."""

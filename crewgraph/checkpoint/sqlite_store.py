@@ -35,14 +35,13 @@ import sqlite3
 import threading
 import time
 import warnings
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from crewgraph.checkpoint import _codec
-from crewgraph.checkpoint._sqlite import connect, corrupt_error
+from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
 from crewgraph.ids import new_run_id
@@ -80,7 +79,7 @@ def _ts(value: float) -> datetime:
     return datetime.fromtimestamp(value, tz=UTC)
 
 
-class SQLiteCheckpointStore:
+class SQLiteCheckpointStore(SQLiteTransactions):
     """Runs and their finished nodes' outputs in one SQLite file.
 
     Implements the :class:`~crewgraph.checkpoint.base.Checkpointer` protocol
@@ -394,52 +393,6 @@ class SQLiteCheckpointStore:
             return int(conn.execute("DELETE FROM runs").rowcount)
 
     # helpers ------------------------------------------------------------
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot (one read transaction) under the store lock."""
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN")
-                try:
-                    yield conn
-                finally:
-                    conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise self._translate(exc) from exc
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: ``BEGIN IMMEDIATE`` (take the write lock up front, so
-        two writers never deadlock upgrading) ... ``COMMIT``, or rollback on error."""
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise self._translate(exc) from exc
-
-    def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise CheckpointError(f"checkpoint store {str(self.path)!r} is closed")
-        return self._conn
-
-    def _translate(self, exc: sqlite3.Error) -> CheckpointError:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            return CheckpointError(
-                f"checkpoint database {str(self.path)!r} stayed locked by another process: {exc}"
-            )
-        if isinstance(exc, sqlite3.DatabaseError):
-            return corrupt_error(self.path, exc)
-        return CheckpointError(f"checkpoint database {str(self.path)!r}: {exc}")
 
     def _require_run(self, conn: sqlite3.Connection, run_id: str) -> None:
         if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
