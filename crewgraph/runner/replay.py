@@ -55,7 +55,7 @@ def pick_task(plans: list[dict[str, Any]], wanted: str, *id_lists: list[str]) ->
     known = ", ".join(f"{p['index'] + 1}={p['name']}" for p in plans)
     close = difflib.get_close_matches(wanted, [p["name"] for p in plans] + [p["key"] for p in plans], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise ReplayError(f"Task with id {wanted} not found in the crew's tasks{hint}; its tasks: {known}")
+    raise ReplayError(f"Task with id {wanted!r} not found in the crew's tasks{hint}; this crew's tasks: {known}")
 
 
 def nodes_to_rerun(graph: Any, plans: list[dict[str, Any]], start: dict[str, Any]) -> set[str]:

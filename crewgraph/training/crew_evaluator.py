@@ -98,16 +98,18 @@ class CrewEvaluator:
         from crewgraph.spec.task import Task
 
         agent = task.agent
+        description = _literal(getattr(output, "description", None) or task.description)
+        expected = _literal(getattr(output, "expected_output", None) or task.expected_output)
         judge = Task(
             description=(
                 "Based on the task description and the expected output, compare and evaluate the performance of "
                 "the agents in the crew based on the Task Output they have performed using score from 1 to 10 "
                 "evaluating on completion, quality, and overall performance. "
-                f"task_description: {task.description} "
-                f"task_expected_output: {task.expected_output} "
-                f"agent: {agent.role if agent is not None else None} "
-                f"agent_goal: {agent.goal if agent is not None else None} "
-                f"Task Output: {getattr(output, 'raw', output)}"
+                f"task_description: {description} "
+                f"task_expected_output: {expected} "
+                f"agent: {_literal(agent.role) if agent is not None else None} "
+                f"agent_goal: {_literal(agent.goal) if agent is not None else None} "
+                f"Task Output: {_literal(str(getattr(output, 'raw', output)))}"
             ),
             expected_output="Evaluation Score from 1 to 10 based on the performance of the agents on the tasks",
             output_pydantic=TaskEvaluationPydanticOutput,
@@ -175,6 +177,11 @@ class CrewEvaluator:
         console = Console()
         console.print("\n")
         console.print(table)
+
+
+def _literal(text: str) -> str:
+    """Text quoted into the judge's task: its ``{name}`` braces doubled, so they are not placeholders."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _task_seconds(graph: Any, key: str) -> float:

@@ -11,9 +11,18 @@ import pytest
 
 from crewgraph import Agent, Crew, Task
 from crewgraph.events.bus import crewgraph_event_bus
-from crewgraph.events.training_events import CrewTrainCompletedEvent, CrewTrainFailedEvent, CrewTrainStartedEvent
+from crewgraph.events.training_events import (
+    CrewTrainCompletedEvent,
+    CrewTrainFailedEvent,
+    CrewTrainStartedEvent,
+)
 from crewgraph.testing import FakeLLM
-from crewgraph.training import TRAINED_AGENTS_DATA_FILE, TRAINING_DATA_FILE, CrewTrainingHandler, TrainingFileError
+from crewgraph.training import (
+    TRAINED_AGENTS_DATA_FILE,
+    TRAINING_DATA_FILE,
+    CrewTrainingHandler,
+    TrainingFileError,
+)
 from crewgraph.training.evaluation import TrainingTaskEvaluation
 
 
