@@ -53,6 +53,19 @@ def test_vision_passes_web_urls_and_rejects_non_images(tmp_path: Path) -> None:
     assert isinstance(missing, ToolFailure) and missing.code == "file_not_found"
 
 
+def test_vision_asks_the_query_at_the_complexity_level() -> None:
+    with OpenAICompatServer(["Three cats."]) as server:
+        tool = VisionTool(base_url=server.base_url, api_key="k")
+        assert tool.run(image_path_url="https://img.example/c.jpg", query="How many cats?", complexity_level="hard") == "Three cats."
+        parts = server.chat_requests[-1]["messages"][0]["content"]
+        assert parts[0] == {"type": "text", "text": "How many cats?"}
+        assert parts[1]["image_url"] == {"url": "https://img.example/c.jpg", "detail": "high"}
+    none = VisionTool(api_key="k").run()
+    assert isinstance(none, ToolFailure) and none.code == "missing_image"
+    with pytest.raises(ValueError, match="complexity_level"):
+        VisionTool(api_key="k").run(image_path_url="x.png", complexity_level="extreme")
+
+
 def test_api_errors_become_failures(monkeypatch: pytest.MonkeyPatch) -> None:
     with OpenAICompatServer([ServerReply.error(400, "content policy violation")]) as server:
         result = VisionTool(base_url=server.base_url, api_key="k").run(image_path_url="https://img.example/a.png")
