@@ -98,4 +98,4 @@ def test_the_data_lists_every_tool() -> None:
 def test_hosted_platform_tools_raise_an_import_error_saying_why(name: str) -> None:
     assert name in DATA
     with pytest.raises(ImportError, match=rf"does not provide {name}: .*CrewAI AMP.*docs/porting.md"):
-        exec(f"from crewgraph.toolkit import {name}", {})  # noqa: S102
+        exec(f"from crewgraph.toolkit import {name}", {})
