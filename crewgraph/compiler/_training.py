@@ -1,4 +1,4 @@
-"""What training changes in a crew's plan (CrewAI's training semantics, read at compile time).
+"""What training (and an agent's skills) change in a crew's plan (CrewAI's training semantics, read at compile time).
 
 - During ``Crew.train`` (the crew's ``_train`` flag): every task is reviewed by a person
   (``human_input``), agents do not delegate, and each agent's prompt carries the feedback
@@ -20,7 +20,7 @@ from crewgraph._internal.training_files import (
     trained_suggestions,
 )
 
-__all__ = ["is_training", "trained_instructions"]
+__all__ = ["is_training", "skills_context", "trained_instructions"]
 
 
 def is_training(crew: Any) -> bool:
@@ -33,3 +33,13 @@ def trained_instructions(crew: Any, agent: Any) -> str:
     if is_training(crew):
         return instructions_block(session_feedback(str(agent.id)))
     return instructions_block(trained_suggestions(agent.role))
+
+
+def skills_context(agent: Any) -> str:
+    """The text of ``agent``'s skills (``Agent(skills=[...])``), loaded and activated now (or "")."""
+    entries = getattr(agent, "skills", None)
+    if not entries:
+        return ""
+    from crewgraph.skills.loader import load_skills, skills_prompt
+
+    return "\n\n" + skills_prompt(load_skills(entries, agent))

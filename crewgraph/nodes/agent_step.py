@@ -133,6 +133,8 @@ class AgentStepNode(ContextWindowSteps, Node):
     human_input: bool = False
     training: bool = False
     """Part of a ``Crew.train`` iteration: one review, one revision (see :mod:`crewgraph.nodes.human_input`)."""
+    skills_context: str = ""
+    """The agent's activated skills (``Agent(skills=...)``): their instructions, after the task prompt."""
     trained_instructions: str = ""
     """What training taught this agent (CrewAI's "You MUST follow these instructions"), appended
     to its task prompt."""
@@ -418,7 +420,7 @@ class AgentStepNode(ContextWindowSteps, Node):
             plan=self.plan or self._planned(ctx),
             output_schema=self.output_schema,
             has_tools=bool(self.tools),
-        ) + self.trained_instructions
+        ) + self.skills_context + self.trained_instructions
         content: Any = prompt
         if self.input_files:
             from crewgraph._internal.input_files import content_parts
