@@ -23,6 +23,8 @@ from pydantic import BaseModel
 from crewgraph._internal.sync import run_sync
 from crewgraph.flow._memory import FlowMemoryMixin
 from crewgraph.flow._spec import build_spec, flow_methods
+from crewgraph.flow.conversational.mixin import ConversationalMixin
+from crewgraph.flow.declarative._api import DeclarativeMixin
 from crewgraph.flow.conditions import FlowCondition, and_, or_
 from crewgraph.flow.decorators import PERSIST, listen, router, start
 from crewgraph.flow.state import (
@@ -66,7 +68,7 @@ class _hybrid:
         return functools.partial(self.fn, owner, obj)
 
 
-class Flow(FlowMemoryMixin, Generic[T]):
+class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
     """A workflow of decorated methods sharing a ``state``.
 
     Class attributes: ``initial_state`` (a model class or instance, or a dict;
