@@ -15,6 +15,7 @@ result, serialized: a crew's ``raw``, ``tasks_output``...), plus ``item`` inside
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -24,7 +25,7 @@ from crewgraph.errors import MissingExtraError
 
 __all__ = ["Expression", "ExpressionData", "ExpressionError", "to_plain"]
 
-ExpressionData: TypeAlias = str | int | float | bool | None | list[Any] | dict[str, Any]
+ExpressionData: TypeAlias = str | int | float | bool | list[Any] | dict[str, Any] | None
 _MACROS = frozenset({"all", "exists", "exists_one", "filter", "map"})
 
 
@@ -182,7 +183,7 @@ class Expression:
         except MissingExtraError:
             raise
         except Exception as exc:
-            raise ExpressionError(f"invalid CEL expression at {source}: {text!r}: {_first_line(exc)}") from None
+            raise ExpressionError(f"invalid CEL expression at {source}: {_caret(text, exc)}") from None
         unknown = sorted(_roots(tree) - allowed)
         if unknown:
             raise ExpressionError(
@@ -205,7 +206,8 @@ class Expression:
         return self._render(self.value, self._context(context))
 
     def _context(self, context: dict[str, Any] | None) -> dict[str, Any]:
-        return dict(self.context if context is None else context)
+        chosen = self.context if context is None else context
+        return dict(chosen or {})
 
     def _render(self, value: Any, context: dict[str, Any]) -> Any:
         if isinstance(value, dict):
@@ -258,23 +260,40 @@ class Expression:
         return text
 
 
-def _walk_template(value: Any, where: str, check: Any) -> None:
+def _walk_template(value: Any, where: str, check: Any, keys: tuple[Any, ...] = ()) -> None:
+    """Check each ``${...}`` of a nested value; an error carries ``keys``, the path inside it."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _walk_template(item, f"{where}.{key}", check)
+            _walk_template(item, f"{where}.{key}", check, (*keys, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _walk_template(item, f"{where}[{index}]", check)
+            _walk_template(item, f"{where}[{index}]", check, (*keys, index))
     elif isinstance(value, str):
         try:
-            parts = _segments(value)
+            for part in _segments(value):
+                if isinstance(part, _Segment):
+                    check(part.source, where)
         except ExpressionError as exc:
-            raise ExpressionError(f"{exc} at {where}") from None
-        for part in parts:
-            if isinstance(part, _Segment):
-                check(part.source, where)
+            if "unterminated" in str(exc) or "empty ${}" in str(exc):
+                exc = ExpressionError(f"{exc} at {where}")
+            exc.keys = keys  # type: ignore[attr-defined]
+            raise exc from None
+
+
+def _caret(text: str, exc: BaseException) -> str:
+    """``'stat.x +' (syntax error at column 8)`` from the parser's caret drawing."""
+    lines = str(exc).splitlines()
+    caret = next((line for line in lines if line.strip() == "^"), None)
+    if caret is not None:
+        return f"{text!r} (syntax error at column {caret.index('^') + 1})"
+    return f"{text!r}: {_first_line(exc)}"
 
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
+    found = re.search(r"undeclared reference to \\?'([^'\\]+)", text)
+    if found:
+        return f"unknown name or function {found.group(1)!r}"
+    if len(text) > 300:
+        text = text[:300] + "..."
     return text.splitlines()[0] if text else type(exc).__name__

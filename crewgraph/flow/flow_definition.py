@@ -27,11 +27,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from crewgraph.flow.expressions import Expression, ExpressionData, ExpressionError
-from crewgraph.project.crew_definition import AgentDefinition, CrewDefinition, PythonReferenceDefinition
+from crewgraph.project.crew_definition import (
+    AgentDefinition,
+    CrewDefinition,
+    PythonReferenceDefinition,
+)
 
 __all__ = [
     "SCHEMA",
-    "check_expressions",
     "FlowActionDefinition",
     "FlowAgentActionDefinition",
     "FlowAtomicActionDefinition",
@@ -55,6 +58,7 @@ __all__ = [
     "FlowStateDefinition",
     "FlowToolActionDefinition",
     "FlowUnknownStateDefinition",
+    "check_expressions",
 ]
 
 SCHEMA = "crewai.flow/v1"
@@ -309,7 +313,7 @@ class FlowDefinition(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> FlowDefinition:
-        for name, method in self.methods.items():
+        for name, _method in self.methods.items():
             if not _NAME.fullmatch(name):
                 raise ValueError(f"method name {name!r} must match {_NAME.pattern}")
         return self
@@ -417,7 +421,7 @@ def _validate(kind: str, value: Any, keys: tuple[Any, ...], roots: frozenset[str
         else:
             Expression(value).validate_template(allowed_roots=roots, source=where)
     except ExpressionError as exc:
-        raise _fail(exc, keys) from None
+        raise _fail(exc, (*keys, *getattr(exc, "keys", ()))) from None
 
 
 def _check_cel(action: Any, keys: tuple[Any, ...], roots: frozenset[str]) -> None:

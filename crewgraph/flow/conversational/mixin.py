@@ -20,7 +20,6 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-
 __all__ = ["ConversationalMixin"]
 
 _HISTORY_PROMPT = (

@@ -91,9 +91,8 @@ def route_with_config(flow: Any, router: Any, context: dict[str, Any]) -> str | 
         return router.default_intent
     catalog = _catalog(flow, router)
     fallback = router.fallback_intent or router.default_intent
-    fmt = router.response_format or create_model(
-        "ConversationRoute", **{router.intent_field: (str, Field(description=f"One of: {', '.join(sorted(catalog))}"))}
-    )
+    fields: dict[str, Any] = {router.intent_field: (str, Field(description=f"One of: {', '.join(sorted(catalog))}"))}
+    fmt = router.response_format or create_model("ConversationRoute", **fields)
     routes = "\n".join(f"- {label}: {text}" if text else f"- {label}" for label, text in sorted(catalog.items()))
     system = ((f"{router.prompt}\n\n" if router.prompt else "") + "Routes:\n" + routes
               + "\n\nChoose exactly one route from the list above. Prefer 'converse' for follow-ups, summaries "

@@ -65,7 +65,7 @@ class ConversationConfig:
     def __call__(self, flow_cls: type[Any]) -> type[Any]:
         from crewgraph.flow.conversational.graph import enable_conversational
 
-        flow_cls.conversational_config = self  # type: ignore[attr-defined]
+        flow_cls.conversational_config = self
         enable_conversational(flow_cls)
         return flow_cls
 

@@ -77,11 +77,12 @@ def _code(action: FlowCodeActionDefinition, where: str, root: Path | None) -> Ac
 def _tool(action: FlowToolActionDefinition, where: str, root: Path | None) -> Action:
     from crewgraph.tools import BaseTool
 
-    cls = _import(action.ref, where, root)
+    cls: Any = _import(action.ref, where, root)
     if not (isinstance(cls, type) and issubclass(cls, BaseTool)):
         raise ValueError(f"{where}: {action.ref!r} is not a BaseTool class")
+    make: Any = cls  # a tool class with its own defaults for name and description
     try:
-        tool = cls()
+        tool = make()
     except Exception as exc:
         raise ValueError(f"{where}: cannot create {action.ref!r} without arguments: {exc}") from None
     kwargs = action.with_ or {}
@@ -144,7 +145,7 @@ def _script(action: FlowScriptActionDefinition, where: str, name: str) -> Action
     source = "def _flow_script(state, outputs, input, item):\n" + textwrap.indent(action.code or "pass", "    ")
     namespace: dict[str, Any] = {"__name__": f"crewgraph.flow.script.{name}"}
     try:
-        exec(compile(source, f"<flow script {where}>", "exec"), namespace)  # noqa: S102 -- opted in above
+        exec(compile(source, f"<flow script {where}>", "exec"), namespace)
     except SyntaxError as exc:
         raise ValueError(f"{where}.code: invalid Python: {exc.msg} (line {exc.lineno})") from None
     fn = namespace["_flow_script"]

@@ -224,12 +224,23 @@ def flow_class_from_definition(definition: FlowDefinition, base: type | None = N
             body["conversational_config"] = config_from_definition(conversational, root)
     for name, method in definition.methods.items():
         body[name] = _method(name, method, definition, root)
+    import warnings
+
     try:
-        cls = type(_class_name(definition.name), (base,), body)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cls = type(_class_name(definition.name), (base,), body)
     except ValueError as exc:  # FlowDefinitionError and friends name the method
         task = getattr(exc, "task", None)
         where = _where(definition, "methods", task) if task else _where(definition)
         raise ConfigurationError(f"{where}: {exc}") from None
+    for warning in caught:  # the compiler's warnings, told at the document rather than here
+        place = _where(definition)
+        file, _, line = place.rpartition(":")
+        if file and line.isdigit():
+            warnings.warn_explicit(warning.message, warning.category, file, int(line))
+        else:
+            warnings.warn(warning.message, warning.category, stacklevel=3)
     if definition.persist is not None and definition.persist.enabled:
         from crewgraph.flow.persistence import persist
 

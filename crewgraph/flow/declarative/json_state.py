@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from crewgraph.errors import ConfigurationError
 
-__all__ = ["model_from_schema", "missing_required"]
+__all__ = ["missing_required", "model_from_schema"]
 
 _TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool,
                           "array": list, "object": dict}
@@ -43,7 +43,7 @@ def model_from_schema(name: str, schema: dict[str, Any], default: dict[str, Any]
     unknown = sorted(set(default) - set(properties))
     if unknown and schema.get("additionalProperties") is False:
         raise ConfigurationError(f"{where}.default: {', '.join(unknown)} not in the schema's properties")
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         "".join(p[:1].upper() + p[1:] for p in name.replace("-", "_").split("_") if p) + "State",
         __base__=_OpenState,
         **fields,

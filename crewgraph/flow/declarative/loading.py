@@ -86,6 +86,7 @@ def read_definition(
     data, where = read_document(read_bounded(file, str(file), "the flow definition"), str(file))
     definition = parse_definition(data, where)
     definition.__dict__["_source_path"] = str(file.resolve())
+    definition.__dict__["_lines"] = where.lines  # a persisted run records the file to load again
     return definition
 
 
