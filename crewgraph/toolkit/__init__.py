@@ -94,6 +94,16 @@ _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("BaseTool", "tool"):  # CrewAI's examples still write `from crewai_tools import BaseTool`
+        import warnings
+
+        warnings.warn(
+            f"`from crewgraph.toolkit import {name}` (CrewAI's crewai_tools) is an old path: "
+            f"import {name} from crewgraph.tools",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module("crewgraph.tools"), name)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)
