@@ -1,16 +1,39 @@
-"""CrewAI's import paths, as data: the one table every CrewAI-path consumer reads.
+"""CrewAI's import paths in crewgraph: the one table every CrewAI-path module is served from.
 
-CrewAI code names ``crewai.X`` and ``crewai_tools.X``; crewgraph serves them as
-``crewgraph.X`` and ``crewgraph.toolkit.X`` (:data:`PACKAGES`, the path rule).
-The few places where the rule does not fit are listed here rather than in the
-code that uses them: the opt-in ``crewai`` import alias (``crewgraph.compat``)
-resolves through this table, so a path added here works under the alias too.
-Data only: no imports, nothing runs.
+Data only, so anything may import it cheaply (the mirror modules at CrewAI's paths, the opt-in
+``crewai`` import alias in ``crewgraph.compat``, the conformance test). The path rule is
+``crewai.X`` -> ``crewgraph.X``; the table is keyed by the crewgraph spelling.
+
+``PATHS``          module -> {public name: where it lives}. The value is the real module
+                   (``"crewgraph.outputs"``) or ``"module:attribute"`` when CrewAI's name differs
+                   from ours. A mirror module is one line (``crewgraph._internal.facade``);
+                   names load on first access, so a façade never imports more than is used.
+``ABSENT``         module -> {name: why crewgraph deliberately lacks it}; importing the name
+                   raises ``ImportError`` with the reason (docs/porting.md lists them).
+``ABSENT_MODULES`` whole CrewAI modules crewgraph lacks -> why (same ImportError on import).
+
+The alias (``crewgraph.compat``) also reads, keyed by CrewAI's spelling:
+
+``PACKAGES``       CrewAI's top-level packages -> the crewgraph package their modules map into.
+``MODULES``        CrewAI modules whose crewgraph module is not the path rule's.
+``NAMES``          names that carry CrewAI's name in CrewAI and crewgraph's in crewgraph.
+``MOVED``          old paths real projects still use: importing works and warns, naming the new path.
 """
 
 from __future__ import annotations
 
-__all__ = ["MODULES", "MOVED", "NAMES", "PACKAGES"]
+__all__ = ["ABSENT", "ABSENT_MODULES", "MODULES", "MOVED", "NAMES", "PACKAGES", "PATHS"]
+
+_PLATFORM = "a CrewAI AMP (hosted platform) feature; crewgraph runs on your own machines only"
+
+PATHS: dict[str, dict[str, str]] = {
+    "crewgraph.tasks.task_output": {"TaskOutput": "crewgraph.outputs"},
+    "crewgraph.crews.crew_output": {"CrewOutput": "crewgraph.outputs"},
+}
+
+ABSENT: dict[str, dict[str, str]] = {}
+
+ABSENT_MODULES: dict[str, str] = {}
 
 PACKAGES: dict[str, str] = {
     "crewai": "crewgraph",

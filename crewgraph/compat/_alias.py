@@ -24,7 +24,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from crewgraph._internal.crewai_paths import MODULES, MOVED, NAMES, PACKAGES
+from crewgraph._internal.crewai_paths import ABSENT_MODULES, MODULES, MOVED, NAMES, PACKAGES, PATHS
 
 __all__ = ["AliasModule", "CrewAIFinder", "crewgraph_module_for", "real_package"]
 
@@ -48,6 +48,14 @@ def real_package(top: str) -> str | None:
         return None
     locations = list(spec.submodule_search_locations or [])
     return locations[0] if locations else (spec.origin or top)
+
+
+def _absent(module: str) -> str | None:
+    """Why crewgraph deliberately lacks ``module`` (the table's ABSENT_MODULES), if it does."""
+    for prefix, why in ABSENT_MODULES.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return why
+    return None
 
 
 class AliasModule(types.ModuleType):
@@ -75,6 +83,10 @@ class AliasModule(types.ModuleType):
             exported = list(getattr(target, "__all__", ()))
             renamed = {ours: theirs for theirs, ours in NAMES.items()}
             return [renamed.get(n, n) for n in exported]
+        where = PATHS.get(self.__crewgraph__, {}).get(name)
+        if where is not None:
+            module, _, attribute = where.partition(":")
+            return getattr(importlib.import_module(module), attribute or name)
         try:
             return getattr(target, NAMES.get(name, name))
         except AttributeError:
@@ -101,6 +113,10 @@ class _AliasLoader(importlib.abc.Loader):
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
+        why = _absent(self.target) if self.target else None
+        if why is not None:
+            raise ImportError(f"{module.__name__} is not available in crewgraph: {why} (see docs/porting.md)",
+                              name=module.__name__)
         if self.target:
             importlib.import_module(self.target)  # a broken crewgraph module fails here, at the import
 
@@ -121,6 +137,8 @@ class CrewAIFinder(importlib.abc.MetaPathFinder):
             found = importlib.util.find_spec(ours)
         except (ImportError, ValueError):
             found = None
+        if found is None and _absent(ours) is not None:
+            return importlib.machinery.ModuleSpec(fullname, _AliasLoader(ours), is_package=True)
         if found is None:
             if not any(key.startswith(fullname + ".") for key in MODULES):
                 return None

@@ -388,6 +388,19 @@ class _LoopFinder:
         return dst in found
 
 
+def _nested_joins(b: _Builder) -> dict[str, list[str]]:
+    """For each ``or`` join, every join nested (at any depth) in its condition."""
+    parent = {j: info["out"][0] for j, info in b.joins.items() if info.get("out") and info["out"][0] in b.joins}
+    found: dict[str, list[str]] = {}
+    for join_id in parent:
+        up = parent.get(join_id)
+        while up is not None:
+            if b.joins[up]["mode"] == "or":
+                found.setdefault(up, []).append(join_id)
+            up = parent.get(up)
+    return found
+
+
 def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., Any]] | None = None) -> ExecutionGraph:
     """Validate ``spec`` and build its plan. ``bind`` turns a method spec into the callable
     its node holds (the flow instance's bound method); by default ``spec.fn`` itself."""
@@ -398,6 +411,7 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
     for m in spec.methods:
         if m.trigger is not None:
             b.wire(m.trigger, m.name, "listen")
+    under = _nested_joins(b)  # before the "out" entries become edges
     for join_id, info in list(b.joins.items()):
         if "out" in info:
             target, into = info.pop("out")
@@ -423,11 +437,16 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
         graph.add_node(node, join="any", start=m.start)
     gated_ids: set[str] = set()
     loops = _LoopFinder(b.edges)
+    counting = {j for ids in under.values() for j in ids if b.joins[j]["mode"] == "and"}
     for join_id, info in b.joins.items():
         incoming = [s for s, _ in preds.get(join_id, [])]
         mode = info["mode"]
         listener = a.methods.get(info["listener"])
-        if mode == "and":
+        needs = frozenset[str]()
+        if mode == "and" and join_id in counting:
+            # Nested in an or_, which clears it when it fires: it counts its own arrivals.
+            sched, gated, rearm, needs = "any", False, frozenset[str](), frozenset(incoming)
+        elif mode == "and":
             sched, gated, rearm = "all", False, frozenset[str]()
         elif listener is None or listener.router:
             # A shared label join passes every firing of its label; a router's or_ fires on
@@ -440,12 +459,13 @@ def compile_flow(spec: FlowSpec, bind: Callable[[FlowMethodSpec], Callable[..., 
             rearm = frozenset(s for s in incoming if loops.reaches(listener.name, s))
             gated = bool(rearm) and len(rearm) < len(incoming)
             sched = "any" if rearm else "any_once"
+        resets = tuple(j for j in under.get(join_id, ()) if j in counting) if mode == "or" else ()
         join = JoinNode(
             id=join_id, label=info.get("label", ""), mode=mode, listener=info["listener"],
-            gated=gated, rearm=rearm, label_preds=label_preds(join_id),
+            gated=gated, rearm=rearm, label_preds=label_preds(join_id), needs=needs, resets=resets,
         )
         graph.add_node(join, join=sched)
-        if gated:
+        if gated or needs:
             gated_ids.add(join_id)
     for (src, dst), attrs in b.edges.items():
         graph.add_edge(src, dst, **({**attrs, "route": PASS} if src in gated_ids else attrs))

@@ -63,6 +63,8 @@ class FlowRunState:
     calls: int = 0
     per_method: Counter[str] = field(default_factory=Counter)
     or_fired: set[str] = field(default_factory=set)
+    and_arrived: dict[str, set[str]] = field(default_factory=dict)
+    """Inputs that have arrived at each ``and_`` join nested in an ``or_`` since it last fired."""
     trigger_payload: Any = None
     replay: dict[str, deque[Any]] = field(default_factory=dict)
     """Outputs of executions a resumed run already completed, per method, in order:
@@ -173,7 +175,7 @@ class FlowMethodNode(Node):
         queued = frs.replay.get(self.method)
         if queued and queued[0] is not RERUN:
             # Completed before the run was interrupted: its output, not a second run.
-            result = self._result(queued.popleft(), payload)
+            result = self._result(queued.popleft(), payload, triggered)
             result.info["replayed"] = True
             return result
         if queued:
@@ -206,7 +208,7 @@ class FlowMethodNode(Node):
             raise
         finally:
             CURRENT_CALL.reset(token)
-        result = self._result(value, payload)
+        result = self._result(value, payload, triggered)
         if frs.journal is not None:
             frs.journal(self.method, value)
         if wants(ctx, MethodExecutionFinishedEvent):
@@ -232,7 +234,9 @@ class FlowMethodNode(Node):
             return await self.fn(*args, **kwargs)
         return await asyncio.to_thread(self.fn, *args, **kwargs)
 
-    def _result(self, value: Any, payload: Any) -> NodeResult:
+    def _result(self, value: Any, payload: Any, triggered: bool = True) -> NodeResult:
+        """The node's result for the method's return ``value`` (``payload``: what triggered
+        it, ``triggered`` False for a start method run at kickoff)."""
         return NodeResult(output=value)
 
     def _reported(self, result: NodeResult) -> Any:

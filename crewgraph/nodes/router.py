@@ -4,7 +4,8 @@ The scheduler fires only the out-edges whose ``route`` equals the label
 (``NodeResult.route``); plain ``listen`` edges (listeners of the router method
 by name) always fire. The output is a :class:`Routed` pairing the label with
 the router's own trigger output, because CrewAI hands that value -- not the
-label -- to the label's listeners.
+label -- to the label's listeners. A ``@start()`` router run at kickoff has no
+trigger output: its listeners receive its return value.
 """
 
 from __future__ import annotations
@@ -50,9 +51,13 @@ class RouterNode(FlowMethodNode):
     strict: bool = False
     """``labels`` were declared (``@router(emit=[...])``): returning another is an error."""
 
-    def _result(self, value: Any, payload: Any) -> NodeResult:
+    def _result(self, value: Any, payload: Any, triggered: bool = True) -> NodeResult:
         if isinstance(value, RouteWith):
             value, payload = value.label, value.payload
+        elif not triggered:
+            # A @start() router run at kickoff has no trigger output to hand on: its
+            # label's listeners receive what it returned (as CrewAI).
+            payload = value
         label = route_label(value)
         if self.strict and label is not None and self.labels is not None and label not in self.labels:
             allowed = ", ".join(map(repr, self.labels))

@@ -314,7 +314,9 @@ class Scheduler:
             if waiting is not None:  # an async restore hook: successors fire once it is done
                 self._tasks.add(asyncio.ensure_future(waiting))
             return
-        task = asyncio.ensure_future(self._execute(nid))
+        # The trigger goes with this execution: a node in mode "any" may be made ready
+        # again (by another predecessor) before this execution starts.
+        task = asyncio.ensure_future(self._execute(nid, trigger))
         self._tasks.add(task)
 
     def _fire(self, src: str, route: str | None) -> None:
@@ -366,7 +368,7 @@ class Scheduler:
         self._fire(nid, route)
 
     # ------------------------------------------------------------------ execution
-    async def _execute(self, nid: str) -> None:
+    async def _execute(self, nid: str, trigger: str | None = None) -> None:
         node = self.plan.nodes[nid]
         rec = self.records[nid]
         self._executions += 1
@@ -378,7 +380,7 @@ class Scheduler:
             return
         upstream = {p: self.outputs[p] for p in self.plan.preds[nid] if p in self.outputs}
         try:
-            result = await self.run_node(node, upstream=upstream, trigger=self._trigger.get(nid))
+            result = await self.run_node(node, upstream=upstream, trigger=trigger)
         except asyncio.CancelledError:
             rec.status = "cancelled"
             raise
