@@ -208,6 +208,16 @@ _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("BaseTool", "tool"):  # CrewAI's examples still write `from crewai_tools import BaseTool`
+        import warnings
+
+        warnings.warn(
+            f"`from crewgraph.toolkit import {name}` (CrewAI's crewai_tools) is an old path: "
+            f"import {name} from crewgraph.tools",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module("crewgraph.tools"), name)
     if name in _NOT_PROVIDED:
         raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
                           name=name, path=__file__)
