@@ -50,6 +50,7 @@ _HOSTED_TOOLS = {
     "DallETool": "crewgraph.toolkit.openai_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
+    "FileCompressorTool": "crewgraph.toolkit.file_compressor_tool",
     "FirecrawlCrawlWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
@@ -58,6 +59,8 @@ _HOSTED_TOOLS = {
     "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
+    "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
     "OCRTool": "crewgraph.toolkit.openai_tools",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "SeleniumScrapingTool": "crewgraph.toolkit.selenium_tool",
@@ -70,6 +73,7 @@ _HOSTED_TOOLS = {
     "SerplyScholarSearchTool": "crewgraph.toolkit.serply_tools",
     "SerplyWebSearchTool": "crewgraph.toolkit.serply_tools",
     "SerplyWebpageToMarkdownTool": "crewgraph.toolkit.serply_tools",
+    "SingleStoreSearchTool": "crewgraph.toolkit.singlestore_tool",
     "SpiderTool": "crewgraph.toolkit.spider_tool",
     "TavilyExtractorTool": "crewgraph.toolkit.tavily_tools",
     "TavilyGetResearchTool": "crewgraph.toolkit.tavily_tools",
@@ -104,6 +108,7 @@ __all__ = [
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
+    "FileCompressorTool",
     "FileReadTool",
     "FileWriterTool",
     "FirecrawlCrawlWebsiteTool",
@@ -115,6 +120,8 @@ __all__ = [
     "MCPServerAdapter",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
+    "MySQLSearchTool",
+    "NL2SQLTool",
     "OCRTool",
     "PGSearchTool",
     "ScrapeElementFromWebsiteTool",
@@ -129,6 +136,7 @@ __all__ = [
     "SerplyScholarSearchTool",
     "SerplyWebSearchTool",
     "SerplyWebpageToMarkdownTool",
+    "SingleStoreSearchTool",
     "SpiderTool",
     "TavilyExtractorTool",
     "TavilyGetResearchTool",
@@ -143,11 +151,28 @@ __all__ = [
 ]
 
 
+_NOT_PROVIDED = {
+    "CrewaiPlatformTools": "it loads the actions of a CrewAI AMP (crewai.com) account",
+    "EnterpriseActionTool": "it runs an action of a CrewAI AMP (crewai.com) account",
+    "GenerateCrewaiAutomationTool": "it asks CrewAI AMP (crewai.com) to generate a hosted automation",
+    "InvokeCrewAIAutomationTool": "it starts a crew deployed on CrewAI AMP (crewai.com)",
+}
+"""crewai_tools names crewgraph does not provide: their only endpoint is CrewAI's hosted platform."""
+
+_INSTEAD = (
+    "crewgraph runs crews locally and has no client of that service. Use the crew itself (Crew.kickoff), "
+    "a crewgraph.tools.BaseTool or @tool that calls your own service, or MCPServerAdapter for a hosted "
+    "tool server (see docs/porting.md)."
+)
+
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 """crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
 
 
 def __getattr__(name: str) -> Any:
+    if name in _NOT_PROVIDED:
+        raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
+                          name=name, path=__file__)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)
