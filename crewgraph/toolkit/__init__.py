@@ -62,6 +62,7 @@ _HOSTED_TOOLS = {
     "JinaScrapeWebsiteTool": "crewgraph.toolkit.jina_tool",
     "LinkupSearchTool": "crewgraph.toolkit.linkup_tool",
     "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
+    "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
@@ -73,6 +74,9 @@ _HOSTED_TOOLS = {
     "OxylabsUniversalScraperTool": "crewgraph.toolkit.oxylabs_tools",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "ParallelSearchTool": "crewgraph.toolkit.parallel_tool",
+    "PatronusEvalTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusLocalEvaluatorTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusPredefinedCriteriaEvalTool": "crewgraph.toolkit.patronus_tools",
     "ScrapegraphScrapeTool": "crewgraph.toolkit.scrapegraph_tool",
     "ScrapegraphScrapeToolSchema": "crewgraph.toolkit.scrapegraph_tool",
     "ScrapflyScrapeWebsiteTool": "crewgraph.toolkit.scrapfly_tool",
@@ -98,6 +102,8 @@ _HOSTED_TOOLS = {
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
+    "ZapierActionTool": "crewgraph.toolkit.zapier_tools",
+    "ZapierActionTools": "crewgraph.toolkit.zapier_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
@@ -136,6 +142,7 @@ __all__ = [
     "LinkupSearchTool",
     "LlamaIndexTool",
     "MCPServerAdapter",
+    "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
     "MySQLSearchTool",
@@ -147,6 +154,9 @@ __all__ = [
     "OxylabsUniversalScraperTool",
     "PGSearchTool",
     "ParallelSearchTool",
+    "PatronusEvalTool",
+    "PatronusLocalEvaluatorTool",
+    "PatronusPredefinedCriteriaEvalTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
     "ScrapegraphScrapeTool",
@@ -174,6 +184,8 @@ __all__ = [
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
+    "ZapierActionTool",
+    "ZapierActionTools",
 ]
 
 
