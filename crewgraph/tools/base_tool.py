@@ -284,7 +284,7 @@ class BaseTool(BaseModel, ABC):
         return ToolFailure(
             message=usage_limit_message(self.name, self.max_usage_count),
             code="usage_limit_exceeded",
-            reason=ToolFailureReason.USAGE_LIMIT_EXCEEDED,
+            reason=ToolFailureReason.USAGE_LIMIT,
         )
 
     def _call_run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
