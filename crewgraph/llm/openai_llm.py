@@ -18,6 +18,7 @@ from crewgraph.llm.base import BaseLLM
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from crewgraph.llm.interceptor import BaseInterceptor
     from crewgraph.llm.providers import Resolved
     from crewgraph.llm.structured import StructuredMode
     from crewgraph.llm.types import LLMResponse, OnChunk, ToolSpec
@@ -73,6 +74,8 @@ class LLM(BaseLLM):
     endpoint (learned from timeouts when unset, see ``crewgraph.llm._slots``).
     ``max_rpm`` throttles calls with an :class:`RPMLimiter` shared by every client of the
     same model and endpoint (they draw on one provider quota).
+    ``interceptor`` (a :class:`~crewgraph.llm.interceptor.BaseInterceptor`) sees and may change
+    every HTTP request to the model and every reply (CrewAI's ``crewai.llms.hooks``).
     ``structured_mode`` picks how ``response_model`` is obtained (see
     :data:`crewgraph.llm.structured.StructuredMode`); ``validation_retries``
     bounds how often a validation error is fed back. Any other keyword
@@ -102,6 +105,7 @@ class LLM(BaseLLM):
         retry_max_delay: float = 10.0,
         retry_after_max: float = 60.0,
         validation_retries: int = 2,
+        interceptor: BaseInterceptor[Any, Any] | None = None,
         **extra_body_params: Any,
     ) -> None:
         from crewgraph.llm._clients import LoopClients
@@ -122,6 +126,9 @@ class LLM(BaseLLM):
             raise ValueError(f"LLM: model must be a non-empty string, got {model!r}")
         if base_url is not None and api_base is not None and base_url != api_base:
             raise ValueError("LLM: give base_url or api_base (its CrewAI alias), not both")
+        from crewgraph.llm.interceptor import check_interceptor
+
+        self.interceptor = check_interceptor(interceptor)
         self.requested_model = model.strip()
         self.api_version = api_version
         target = resolve(self.requested_model, base_url=base_url or api_base, api_key=api_key,
@@ -241,7 +248,7 @@ class LLM(BaseLLM):
         from crewgraph.llm._connection import build_client
 
         return build_client(target, timeout=self.timeout, idle_timeout=self.idle_timeout,
-                            max_concurrency=self.max_concurrency)
+                            max_concurrency=self.max_concurrency, interceptor=self.interceptor)
 
     async def aclose(self) -> None:
         """Close this loop's HTTP client now (it is also closed when its loop shuts down)."""
