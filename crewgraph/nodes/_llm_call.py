@@ -19,6 +19,7 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.hooks import _registry as _hooks
 from crewgraph.hooks.types import HookAgent, HookTask, LLMCallHookContext
 from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.front_door import invoke
 from crewgraph.llm.settings import DEFAULT_MODEL
 from crewgraph.llm.types import LLMResponse, ToolSpec
 from crewgraph.nodes._stream import ChunkForwarder
@@ -97,7 +98,8 @@ async def call_llm(
     if streaming:
         extra["on_chunk"] = stream
     try:
-        reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit, **extra)
+        reply = await invoke(llm, messages, tools=tools or None, response_model=response_model, emit=ctx.emit,
+                             from_task=task, from_agent=agent, **extra)
     except Exception as exc:
         ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
         if isinstance(exc, LLMError):

@@ -31,7 +31,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "apps": ((), _PLATFORM),
         "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
         "from_repository": ((), _PLATFORM),
-        "skills": ((), "agent skills are not supported"),
         "callbacks": ((), "use step_callback, or subscribe to events on crewgraph_event_bus"),
         "agent_executor": ((), _EXECUTOR),
         "executor_class": ((), _EXECUTOR),

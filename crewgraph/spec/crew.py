@@ -106,6 +106,9 @@ class CrewSpec(BaseModel):
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
     _last_run: Any = PrivateAttr(default=None)
+    _last_inputs: dict[str, Any] | None = PrivateAttr(default=None)
+    _train: bool = PrivateAttr(default=False)
+    _train_iteration: int | None = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
     _execution_hooks: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
     """before/after LLM and tool call hooks of this crew alone (a @CrewBase class's hook methods)."""

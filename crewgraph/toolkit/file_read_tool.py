@@ -27,7 +27,7 @@ class FileReadToolSchema(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    file_path: str = Field(..., description="Path of the file to read")
+    file_path: str | None = Field(default=None, description="Path of the file to read")
     start_line: int | None = Field(
         default=None, ge=1, description="First line to read (1-based); from the start when omitted"
     )

@@ -45,6 +45,14 @@ class _WebTool(BaseTool):
     max_bytes: int = Field(default=5_000_000, ge=1, description="Most bytes downloaded")
     max_chars: int = Field(default=50_000, ge=1, description="Longest text handed back")
     headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers")
+    cookies: dict[str, str] | None = Field(default=None, description="Cookies sent with the request (name -> value)")
+
+    def _request_headers(self) -> dict[str, str]:
+        sent = dict(self.headers)
+        if self.cookies:
+            jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+            sent["Cookie"] = f"{sent['Cookie']}; {jar}" if sent.get("Cookie") else jar
+        return sent
 
 
 class ScrapeWebsiteTool(_WebTool):
@@ -64,7 +72,7 @@ class ScrapeWebsiteTool(_WebTool):
         url = website_url or self.website_url
         if not url:
             return ToolFailure(message="No website_url given: say which page to read.", code="missing_url")
-        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self.headers)
+        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self._request_headers())
         if isinstance(page, ToolFailure):
             return page
         text = html_to_text(page.body) if page.is_html else page.body.strip()
@@ -95,7 +103,7 @@ class ScrapeElementFromWebsiteTool(_WebTool):
         if not url or not selector:
             missing = "website_url" if not url else "css_element"
             return ToolFailure(message=f"No {missing} given.", code=f"missing_{missing}")
-        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self.headers)
+        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self._request_headers())
         if isinstance(page, ToolFailure):
             return page
         texts = element_texts(page.body, selector)
