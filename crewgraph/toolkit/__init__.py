@@ -44,6 +44,9 @@ _HOSTED_TOOLS = {
     "BraveSearchTool": "crewgraph.toolkit.brave_tools",
     "BraveVideoSearchTool": "crewgraph.toolkit.brave_tools",
     "BraveWebSearchTool": "crewgraph.toolkit.brave_tools",
+    "BrightDataDatasetTool": "crewgraph.toolkit.brightdata_tools",
+    "BrightDataSearchTool": "crewgraph.toolkit.brightdata_tools",
+    "BrightDataWebUnlockerTool": "crewgraph.toolkit.brightdata_tools",
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
     "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
     "ComposioTool": "crewgraph.toolkit.composio_tool",
@@ -55,14 +58,28 @@ _HOSTED_TOOLS = {
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
     "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
+    "HyperbrowserLoadTool": "crewgraph.toolkit.hyperbrowser_tool",
     "JinaScrapeWebsiteTool": "crewgraph.toolkit.jina_tool",
+    "LinkupSearchTool": "crewgraph.toolkit.linkup_tool",
     "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
+    "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
     "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
     "OCRTool": "crewgraph.toolkit.openai_tools",
+    "OxylabsAmazonProductScraperTool": "crewgraph.toolkit.oxylabs_tools",
+    "OxylabsAmazonSearchScraperTool": "crewgraph.toolkit.oxylabs_tools",
+    "OxylabsGoogleSearchScraperTool": "crewgraph.toolkit.oxylabs_tools",
+    "OxylabsUniversalScraperTool": "crewgraph.toolkit.oxylabs_tools",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
+    "ParallelSearchTool": "crewgraph.toolkit.parallel_tool",
+    "PatronusEvalTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusLocalEvaluatorTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusPredefinedCriteriaEvalTool": "crewgraph.toolkit.patronus_tools",
+    "ScrapegraphScrapeTool": "crewgraph.toolkit.scrapegraph_tool",
+    "ScrapegraphScrapeToolSchema": "crewgraph.toolkit.scrapegraph_tool",
+    "ScrapflyScrapeWebsiteTool": "crewgraph.toolkit.scrapfly_tool",
     "SeleniumScrapingTool": "crewgraph.toolkit.selenium_tool",
     "SerpApiGoogleSearchTool": "crewgraph.toolkit.serpapi_tools",
     "SerpApiGoogleShoppingTool": "crewgraph.toolkit.serpapi_tools",
@@ -85,6 +102,8 @@ _HOSTED_TOOLS = {
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
+    "ZapierActionTool": "crewgraph.toolkit.zapier_tools",
+    "ZapierActionTools": "crewgraph.toolkit.zapier_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
@@ -99,6 +118,9 @@ __all__ = [
     "BraveSearchTool",
     "BraveVideoSearchTool",
     "BraveWebSearchTool",
+    "BrightDataDatasetTool",
+    "BrightDataSearchTool",
+    "BrightDataWebUnlockerTool",
     "BrowserbaseLoadTool",
     "CodeDocsSearchTool",
     "CodeExecutionResult",
@@ -115,17 +137,31 @@ __all__ = [
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
     "GithubSearchTool",
+    "HyperbrowserLoadTool",
     "JinaScrapeWebsiteTool",
+    "LinkupSearchTool",
     "LlamaIndexTool",
     "MCPServerAdapter",
+    "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
     "MySQLSearchTool",
     "NL2SQLTool",
     "OCRTool",
+    "OxylabsAmazonProductScraperTool",
+    "OxylabsAmazonSearchScraperTool",
+    "OxylabsGoogleSearchScraperTool",
+    "OxylabsUniversalScraperTool",
     "PGSearchTool",
+    "ParallelSearchTool",
+    "PatronusEvalTool",
+    "PatronusLocalEvaluatorTool",
+    "PatronusPredefinedCriteriaEvalTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
+    "ScrapegraphScrapeTool",
+    "ScrapegraphScrapeToolSchema",
+    "ScrapflyScrapeWebsiteTool",
     "SeleniumScrapingTool",
     "SerpApiGoogleSearchTool",
     "SerpApiGoogleShoppingTool",
@@ -148,6 +184,8 @@ __all__ = [
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
+    "ZapierActionTool",
+    "ZapierActionTools",
 ]
 
 
@@ -170,6 +208,16 @@ _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("BaseTool", "tool"):  # CrewAI's examples still write `from crewai_tools import BaseTool`
+        import warnings
+
+        warnings.warn(
+            f"`from crewgraph.toolkit import {name}` (CrewAI's crewai_tools) is an old path: "
+            f"import {name} from crewgraph.tools",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module("crewgraph.tools"), name)
     if name in _NOT_PROVIDED:
         raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
                           name=name, path=__file__)
