@@ -119,7 +119,7 @@ class QdrantVectorSearchTool(BaseTool):
                 raise ValueError(f"custom_embedding_fn {fn!r} is not an import path 'module.function'")
             fn = self.custom_embedding_fn = getattr(importlib.import_module(module), attr)
         if fn is not None:
-            return [float(x) for x in fn(query)]  # type: ignore[operator]
+            return [float(x) for x in fn(query)]
         if self._embed is None:
             from crewgraph.rag.embeddings.factory import build_embedder
 
