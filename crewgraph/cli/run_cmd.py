@@ -21,7 +21,7 @@ from crewgraph.cli._batch_run import (
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
-from crewgraph.cli._llm import apply_llm
+from crewgraph.cli._llm import apply_llm, llm_scope
 from crewgraph.cli._options import (
     CheckpointOpt,
     DbOpt,
@@ -69,7 +69,19 @@ def kick_project(
     db: Path | None, as_json: bool, prefer: str | None = None, ray: str | None = None,
     batch: Path | None = None, max_concurrency: int | None = None,
 ) -> None:
-    """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result."""
+    """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result.
+
+    Every model call made meanwhile (the script's own too) goes to ``llm`` when given."""
+    with llm_scope(llm):
+        _kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json,
+                      prefer=prefer, ray=ray, batch=batch, max_concurrency=max_concurrency)
+
+
+def _kick_project(
+    target: str | None, inputs: list[str] | None, *, quiet: bool, llm: str | None, checkpoint: bool,
+    db: Path | None, as_json: bool, prefer: str | None, ray: str | None,
+    batch: Path | None, max_concurrency: int | None,
+) -> None:
     from crewgraph.cli._entry import KickoffSession, call_entry, find_entry, load_entry
 
     cwd = Path.cwd().resolve()
@@ -131,6 +143,12 @@ def replay(
     The run is forked (the original is left as it was): the task, every later
     task and everything that depends on them run again.
     """
+    with llm_scope(llm):
+        _replay(task, target, run_id, inputs, quiet, llm, db, as_json)
+
+
+def _replay(task: str, target: str | None, run_id: str | None, inputs: list[str] | None, quiet: bool,
+            llm: str | None, db: Path | None, as_json: bool) -> None:
     found = load_target(target)
     if found.kind != "crew":
         raise UserError(f"replay works on crews; {found.label} is a {found.kind}")

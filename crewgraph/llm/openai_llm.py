@@ -409,6 +409,11 @@ class LLM(BaseLLM):
         response_model: type[BaseModel] | None,
         kwargs: dict[str, Any],
     ) -> LLMResponse:
+        from crewgraph.llm.override import model_override
+
+        override = model_override()  # --llm / $CREWGRAPH_LLM replace every model, a script's own too
+        if override is not None and override is not self:
+            return await override.acall(messages, tools=tools, response_model=response_model, **kwargs)
         emit: Callable[[Any], None] | None = kwargs.get("emit")
         on_chunk: OnChunk | None = kwargs.get("on_chunk")
         from crewgraph.llm.structured import parse_model_output

@@ -97,6 +97,19 @@ def _ref(obj: Any) -> str | None:
     return f"{module}:{qualname}"
 
 
+def _reject_pydantic_v1(tool: str, schema: Any) -> None:
+    """A ``pydantic.v1`` args_schema gets one line saying what to use, not a traceback at the first call."""
+    if not isinstance(schema, type) or issubclass(schema, BaseModel):
+        return
+    if any(str(getattr(base, "__module__", "")).startswith("pydantic.v1") for base in schema.__mro__):
+        from crewgraph.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"{tool}.args_schema is {schema.__name__}, a pydantic.v1 model: tools take pydantic v2 models "
+            f"(`from pydantic import BaseModel`, not `from pydantic.v1 import BaseModel`)"
+        )
+
+
 class BaseTool(BaseModel, ABC):
     """Subclass and implement ``_run`` (sync or ``async def``).
 
@@ -138,6 +151,19 @@ class BaseTool(BaseModel, ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _TOOL_TYPE_REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        field = cls.model_fields.get("args_schema")
+        if field is not None:
+            _reject_pydantic_v1(cls.__name__, field.default)
+
+    @field_validator("args_schema", mode="before")
+    @classmethod
+    def _check_args_schema(cls, value: Any) -> Any:
+        _reject_pydantic_v1(cls.__name__, value)
+        return value
 
     def model_post_init(self, __context: Any) -> None:
         if self.args_schema is _ArgsSchemaPlaceholder:
