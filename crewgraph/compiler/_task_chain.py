@@ -94,7 +94,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         human_input=task.human_input or is_training(crew),
         training=is_training(crew),
         trained_instructions=trained_instructions(crew, agent),
-        skills_context=skills_context(agent),
+        skills_context=skills_context(agent, crew),
         step_callbacks=tuple(cb for cb in (agent.step_callback, getattr(crew, "step_callback", None)) if cb),
         retry=RetryPolicy(max_attempts=1 + agent.max_retry_limit, initial_delay=1.0, max_delay=20.0),
         timeout=TimeoutPolicy(agent.max_execution_time),

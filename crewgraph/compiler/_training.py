@@ -35,9 +35,10 @@ def trained_instructions(crew: Any, agent: Any) -> str:
     return instructions_block(trained_suggestions(agent.role))
 
 
-def skills_context(agent: Any) -> str:
-    """The text of ``agent``'s skills (``Agent(skills=[...])``), loaded and activated now (or "")."""
-    entries = getattr(agent, "skills", None)
+def skills_context(agent: Any, crew: Any = None) -> str:
+    """The text of ``agent``'s skills (``Agent(skills=[...])``, then the crew's ``skills``; a name
+    both have is the agent's), loaded and activated now (or "")."""
+    entries = [*(getattr(agent, "skills", None) or []), *(getattr(crew, "skills", None) or [])]
     if not entries:
         return ""
     from crewgraph.skills.loader import load_skills, skills_prompt

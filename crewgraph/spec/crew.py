@@ -83,6 +83,10 @@ class CrewSpec(BaseModel):
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
     )
+    skills: list[Any] | None = Field(
+        default=None, description="Agent Skills every agent of the crew gets (an agent's own skill of the same name wins)"
+    )
+    _valid_skills = field_validator("skills")(classmethod(lambda cls, v: _check_skills(v)))
     input_provider: Any = Field(
         default=None,
         description="Reviews human_input answers: a callable fn(prompt) -> str, an object with ask(prompt), "
@@ -179,3 +183,9 @@ class CrewSpec(BaseModel):
             f"{type(self).__name__}(name={self.name!r}, process={self.process.value}, "
             f"agents={len(self.agents)}, tasks={len(self.tasks)})"
         )
+
+
+def _check_skills(value: Any) -> Any:
+    from crewgraph.skills.check import check_skill_entries
+
+    return check_skill_entries(value)

@@ -90,3 +90,19 @@ def test_bad_entries_and_registry_refs(tmp_path: Path) -> None:
         load_skills(["@acme/review"])
     with pytest.raises(FileNotFoundError, match="neither a skill directory"):
         load_skills([tmp_path / "missing"])
+
+
+def test_crew_skills_reach_every_agent_and_the_agents_own_win(tmp_path: Path) -> None:
+    _skill(tmp_path / "crew", "code-review", REVIEW)
+    _skill(tmp_path / "crew", "style", "---\nname: style\ndescription: House style.\n---\nUse short words.")
+    own = _skill(tmp_path / "own", "code-review", REVIEW.replace("Security first.", "Tests first."))
+    llm = FakeLLM(["a", "b"])
+    one = Agent(role="One", goal="G", llm=llm, skills=[own])
+    two = Agent(role="Two", goal="G", llm=llm)
+    Crew(agents=[one, two], skills=[tmp_path / "crew"], tasks=[
+        Task(description="first", expected_output="x", agent=one),
+        Task(description="second", expected_output="x", agent=two),
+    ]).kickoff()
+    first, second = (c.messages[1]["content"] for c in llm.calls)
+    assert "Tests first." in first and "Security first." not in first and "Use short words." in first
+    assert "Security first." in second and "Use short words." in second
