@@ -7,7 +7,7 @@ retried by the tool node).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +39,8 @@ class ScrapeElementFromWebsiteToolSchema(BaseModel):
 
 class _WebTool(BaseTool):
     """Shared fetch settings of the scrape tools."""
+
+    requires_extras: ClassVar[tuple[tuple[str, str], ...]] = (("selectolax", "tools"),)
 
     website_url: str | None = Field(default=None, description="Fixed URL (set at construction)")
     timeout: float = Field(default=15.0, gt=0, description="Seconds allowed for the request")

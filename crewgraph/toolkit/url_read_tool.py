@@ -183,7 +183,7 @@ class URLReadTool(BaseTool):
 
     def _extract(self, body: bytes, kind: str, content_type: str) -> str:
         if kind == "pdf":
-            pypdf = import_extra("pypdf", "tools", "Reading PDF URLs")
+            import pypdf  # in the core dependencies
             reader = pypdf.PdfReader(io.BytesIO(body))
             pages = [f"Page {n}:\n{t}" for n, page in enumerate(reader.pages, 1) if (t := (page.extract_text() or "").strip())]
             return "\n\n".join(pages) or "[PDF with no extractable text]"

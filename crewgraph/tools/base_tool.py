@@ -19,7 +19,7 @@ import typing
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -140,6 +140,17 @@ class BaseTool(BaseModel, ABC):
         default=None, description="What a call of this tool needs where it runs on Ray ({'GPU': 1}); unused locally"
     )
     tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
+
+    requires_extras: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """``(module, extra)`` pairs the tool's calls import: a missing one fails ``crew.compile()``
+    naming the tool and ``pip install 'crewgraph[extra]'`` (see :meth:`extra_problems`)."""
+
+    def extra_problems(self) -> list[str]:
+        """One line per optional package the tool needs and the environment lacks."""
+        from crewgraph._internal.extras import missing_extra
+
+        found = (missing_extra(module, extra, type(self).__name__) for module, extra in self.requires_extras)
+        return [problem for problem in found if problem]
 
     @field_validator("resources", mode="before")
     @classmethod
