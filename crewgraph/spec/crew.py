@@ -14,7 +14,7 @@ facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self, cast
 
 from pydantic import (
     UUID4,
@@ -158,8 +158,14 @@ class CrewSpec(BaseModel):
                 known.add(task.agent.id)
         from crewgraph.spec._crew_rules import crew_problems, raise_problems
 
-        raise_problems(type(self).__name__, crew_problems(self), self)
+        raise_problems(type(self).__name__, crew_problems(self, at_definition=True), self)
         return self
+
+    def copy(self) -> Self:  # type: ignore[override]  # CrewAI's Crew.copy(), not pydantic's deprecated one
+        """A fresh copy for another run (CrewAI's): new ids, copied agents, tasks and manager agent."""
+        from crewgraph.spec._copy import copy_crew
+
+        return cast("Self", copy_crew(self))
 
     # ------------------------------------------------------------------ memory
     @property

@@ -64,6 +64,7 @@ _HOSTED_TOOLS = {
     "JinaScrapeWebsiteTool": "crewgraph.toolkit.jina_tool",
     "LinkupSearchTool": "crewgraph.toolkit.linkup_tool",
     "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
+    "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
@@ -75,6 +76,9 @@ _HOSTED_TOOLS = {
     "OxylabsUniversalScraperTool": "crewgraph.toolkit.oxylabs_tools",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "ParallelSearchTool": "crewgraph.toolkit.parallel_tool",
+    "PatronusEvalTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusLocalEvaluatorTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusPredefinedCriteriaEvalTool": "crewgraph.toolkit.patronus_tools",
     "QdrantVectorSearchTool": "crewgraph.toolkit.qdrant_tool",
     "S3ReaderTool": "crewgraph.toolkit.s3_tools",
     "S3WriterTool": "crewgraph.toolkit.s3_tools",
@@ -103,6 +107,8 @@ _HOSTED_TOOLS = {
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
+    "ZapierActionTool": "crewgraph.toolkit.zapier_tools",
+    "ZapierActionTools": "crewgraph.toolkit.zapier_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
@@ -143,6 +149,7 @@ __all__ = [
     "LinkupSearchTool",
     "LlamaIndexTool",
     "MCPServerAdapter",
+    "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
     "MySQLSearchTool",
@@ -154,6 +161,9 @@ __all__ = [
     "OxylabsUniversalScraperTool",
     "PGSearchTool",
     "ParallelSearchTool",
+    "PatronusEvalTool",
+    "PatronusLocalEvaluatorTool",
+    "PatronusPredefinedCriteriaEvalTool",
     "QdrantVectorSearchTool",
     "S3ReaderTool",
     "S3WriterTool",
@@ -184,6 +194,8 @@ __all__ = [
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
+    "ZapierActionTool",
+    "ZapierActionTools",
 ]
 
 
