@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from crewgraph.graph.execution_graph import ExecutionGraph
     from crewgraph.outputs import CrewOutput
     from crewgraph.streaming import CrewStreamingOutput
+    from crewgraph.training.crew_evaluator import CrewTestResult
 
 __all__ = ["Crew"]
 
@@ -303,6 +304,33 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         from crewgraph.checkpoint.setup import owner_store_path
 
         delete_checkpoint(run_id, owner_store_path(self, path))
+
+    # ------------------------------------------------------------------ training and evaluation
+    def train(self, n_iterations: int, filename: str, inputs: dict[str, Any] | None = None) -> None:
+        """Kick off ``n_iterations`` times with a person reviewing every task (through the crew's
+        ``input_provider``; the console by default), then save what each agent should do
+        differently under its role in ``filename`` (a ``.pkl``). Kickoffs then append those
+        suggestions to the prompts of agents with that role, read from
+        ``trained_agents_data.pkl`` in the working directory. See docs/training.md."""
+        from crewgraph.training.train import train_crew
+
+        train_crew(self, n_iterations, filename, inputs)
+
+    def test(self, n_iterations: int, eval_llm: Any, inputs: dict[str, Any] | None = None) -> CrewTestResult:
+        """Kick off ``n_iterations`` times; ``eval_llm`` (a model name or BaseLLM) scores every task
+        of every run 1-10. Prints the table of scores and times, and returns them."""
+        from crewgraph.training.crew_evaluator import run_crew_test
+
+        return run_crew_test(self, n_iterations, eval_llm, inputs)
+
+    def replay(self, task_id: str, inputs: dict[str, Any] | None = None) -> CrewOutput:
+        """Re-run the last kickoff from task ``task_id`` (its id, key, name or position), reusing
+        the outputs of the tasks before it: from the checkpoint store when the crew checkpoints
+        (in any later process), else from this crew's last kickoff in this process."""
+        from crewgraph._internal.sync import run_sync
+        from crewgraph.runner.replay import replay_crew
+
+        return run_sync(replay_crew(self, task_id, inputs))
 
     # ------------------------------------------------------------------ memory
     def reset_memories(self, command_type: str = "memory") -> None:

@@ -9,4 +9,5 @@ echo "==> ruff"
 echo "==> mypy"
 .venv/bin/mypy
 echo "==> pytest"
-.venv/bin/python -m pytest "$@"
+# One worker per core (CREWGRAPH_TEST_WORKERS overrides; 0 runs in this process).
+.venv/bin/python -m pytest -n "${CREWGRAPH_TEST_WORKERS:-auto}" "$@"

@@ -28,6 +28,7 @@ from crewgraph.compiler._task_chain import (
     rpm_keys,
     step_fields,
 )
+from crewgraph.compiler._training import is_training
 from crewgraph.compiler.validate import task_label, validate_crew
 from crewgraph.errors import CompileError
 from crewgraph.graph.execution_graph import ExecutionGraph
@@ -227,7 +228,7 @@ def _delegation_tools(crew: Any, agent: Any) -> list[Any]:
 
     A delegated task runs as an agent step built from the coworker's fields, so a
     third-party agent (whose work is its own ``execute_task``) cannot be delegated to."""
-    if not agent.allow_delegation:
+    if not agent.allow_delegation or is_training(crew):  # CrewAI trains without delegation
         return []
     coworkers = [a for a in crew.agents if a.id != agent.id]
     if not coworkers:

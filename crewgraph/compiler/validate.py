@@ -75,7 +75,8 @@ def _file_problems(crew: Any, task: Task) -> list[str]:
 
 
 def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]:
-    """Each tool's own ``config_problems()`` (a missing API key...), reported once per tool."""
+    """Each tool's missing optional packages (``extra_problems()``) and its own
+    ``config_problems()`` (a missing API key...), reported once per tool."""
     found: list[tuple[str | None, str]] = []
     seen: set[int] = set()
     owners: list[tuple[str | None, str, list[Any]]] = []
@@ -88,10 +89,12 @@ def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]
     for task_key, label, tools in owners:
         for tool in tools:
             check = getattr(tool, "config_problems", None)
-            if id(tool) in seen or not callable(check):
+            extras = getattr(tool, "extra_problems", None)
+            if id(tool) in seen or not (callable(check) or callable(extras)):
                 continue
             seen.add(id(tool))
-            for problem in check():
+            problems = [*(extras() if callable(extras) else ()), *(check() if callable(check) else ())]
+            for problem in problems:
                 found.append((task_key, f"{label}: tool {getattr(tool, 'name', tool)!r}: {problem}"))
     return found
 

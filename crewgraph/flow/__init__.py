@@ -1,7 +1,13 @@
 """Flows: event-driven workflows (``@start``/``@listen``/``@router``, ``and_``/``or_``)
 compiled to the same execution graph as crews, with CrewAI's names for asking people
 (``Flow.ask``, input providers, ``flow_config``) and for human feedback
-(``@human_feedback``, feedback providers, ``HumanFeedbackPending``)."""
+(``@human_feedback``, feedback providers, ``HumanFeedbackPending``).
+
+CrewAI's conversational names (``ChatState``, ``ConversationalConfig``,
+``ConversationState``...) and ``Expression`` import from here too; they load on
+first use, so ``import crewgraph`` stays fast."""
+
+from typing import Any
 
 from crewgraph.flow.async_feedback import (
     ConsoleProvider,
@@ -18,8 +24,30 @@ from crewgraph.flow.input_provider import InputProvider, InputResponse
 from crewgraph.flow.persistence import persist
 from crewgraph.flow.state import FlowState
 
+_LAZY = {
+    "AgentMessage": "crewgraph.flow.conversational.types",
+    "ChatState": "crewgraph.flow.conversation",
+    "ConversationConfig": "crewgraph.flow.conversational.types",
+    "ConversationEvent": "crewgraph.flow.conversational.types",
+    "ConversationMessage": "crewgraph.flow.conversational.types",
+    "ConversationState": "crewgraph.flow.conversational.types",
+    "ConversationalConfig": "crewgraph.flow.conversation",
+    "ConversationalInputs": "crewgraph.flow.conversation",
+    "Expression": "crewgraph.flow.expressions",
+    "RouterConfig": "crewgraph.flow.conversational.types",
+}
+
 __all__ = [
+    "AgentMessage",
+    "ChatState",
     "ConsoleProvider",
+    "ConversationConfig",
+    "ConversationEvent",
+    "ConversationMessage",
+    "ConversationState",
+    "ConversationalConfig",
+    "ConversationalInputs",
+    "Expression",
     "Flow",
     "FlowCondition",
     "FlowState",
@@ -29,6 +57,7 @@ __all__ = [
     "InputProvider",
     "InputResponse",
     "PendingFeedbackContext",
+    "RouterConfig",
     "and_",
     "flow_config",
     "human_feedback",
@@ -38,3 +67,12 @@ __all__ = [
     "router",
     "start",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

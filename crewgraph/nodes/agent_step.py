@@ -87,6 +87,9 @@ class _Loop:
     """How many human reviews (``human_input``) this step has had answered."""
     draft: str = ""
     """The answer waiting for a person's review when the step paused."""
+    training: dict[str, str] | None = None
+    """In ``Crew.train``: this step's review (``initial_output``, ``human_feedback``, then
+    ``improved_output``), reported in the step's ``info["training"]``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,6 +131,13 @@ class AgentStepNode(ContextWindowSteps, Node):
     base_messages: tuple[dict[str, Any], ...] = ()
     """For a redo: the original system and task prompt, reused as they were."""
     human_input: bool = False
+    training: bool = False
+    """Part of a ``Crew.train`` iteration: one review, one revision (see :mod:`crewgraph.nodes.human_input`)."""
+    skills_context: str = ""
+    """The agent's activated skills (``Agent(skills=...)``): their instructions, after the task prompt."""
+    trained_instructions: str = ""
+    """What training taught this agent (CrewAI's "You MUST follow these instructions"), appended
+    to its task prompt."""
     step_callbacks: tuple[Callable[..., Any], ...] = ()
     max_tokens: int | None = None
     """The agent's ``max_tokens``: sent with each of its model calls."""
@@ -254,7 +264,8 @@ class AgentStepNode(ContextWindowSteps, Node):
             loop.messages.append({"role": "user", "content": EMPTY_ANSWER_MESSAGE})
             return await self._again(ctx, loop, step_usage)
         if self.human_input:
-            feedback = await human_input.review(self, ctx, loop, answer)
+            review = human_input.training_review if self.training else human_input.review
+            feedback = await review(self, ctx, loop, answer)
             if feedback is None:  # a persisted provider: the run pauses until it is answered
                 return NodeResult(pending=human_input.pending(self, loop, answer), usage=step_usage)
             if feedback:
@@ -409,7 +420,7 @@ class AgentStepNode(ContextWindowSteps, Node):
             plan=self.plan or self._planned(ctx),
             output_schema=self.output_schema,
             has_tools=bool(self.tools),
-        )
+        ) + self.skills_context + self.trained_instructions
         content: Any = prompt
         if self.input_files:
             from crewgraph._internal.input_files import content_parts
@@ -563,7 +574,8 @@ class AgentStepNode(ContextWindowSteps, Node):
             usage=usage,
             info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
                   **({"context_compressions": loop.compressions} if loop.compressions else {}),
-                  **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {})},
+                  **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {}),
+                  **({"training": dict(loop.training)} if loop.training else {})},
         )
 
     def describe(self) -> dict[str, Any]:

@@ -82,6 +82,17 @@ class Agent(BaseAgent):
         default_factory=list,
         description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts",
     )
+    skills: list[Any] | None = Field(
+        default=None,
+        description="Agent Skills: skill folders (with a SKILL.md), folders of them, or Skill objects",
+    )
+
+    @field_validator("skills")
+    @classmethod
+    def _valid_skills(cls, v: list[Any] | None) -> list[Any] | None:
+        from crewgraph.skills.check import check_skill_entries
+
+        return check_skill_entries(v)
 
     @model_validator(mode="before")
     @classmethod

@@ -83,6 +83,10 @@ class CrewSpec(BaseModel):
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
     )
+    skills: list[Any] | None = Field(
+        default=None, description="Agent Skills every agent of the crew gets (an agent's own skill of the same name wins)"
+    )
+    _valid_skills = field_validator("skills")(classmethod(lambda cls, v: _check_skills(v)))
     input_provider: Any = Field(
         default=None,
         description="Reviews human_input answers: a callable fn(prompt) -> str, an object with ask(prompt), "
@@ -101,6 +105,9 @@ class CrewSpec(BaseModel):
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
     _last_run: Any = PrivateAttr(default=None)
+    _last_inputs: dict[str, Any] | None = PrivateAttr(default=None)
+    _train: bool = PrivateAttr(default=False)
+    _train_iteration: int | None = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
     _execution_hooks: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
     """before/after LLM and tool call hooks of this crew alone (a @CrewBase class's hook methods)."""
@@ -176,3 +183,9 @@ class CrewSpec(BaseModel):
             f"{type(self).__name__}(name={self.name!r}, process={self.process.value}, "
             f"agents={len(self.agents)}, tasks={len(self.tasks)})"
         )
+
+
+def _check_skills(value: Any) -> Any:
+    from crewgraph.skills.check import check_skill_entries
+
+    return check_skill_entries(value)

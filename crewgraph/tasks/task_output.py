@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.tasks.task_output.TaskOutput``."""
+"""CrewAI's import path ``crewai.tasks.task_output`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.outputs import TaskOutput
+from crewgraph._internal.facade import facade
 
-__all__ = ["TaskOutput"]
+__all__, __getattr__, __dir__ = facade(__name__)

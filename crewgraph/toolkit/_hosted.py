@@ -18,16 +18,19 @@ options that crewgraph does not implement are rejected with a reason
 
 from __future__ import annotations
 
+import datetime as _dt
+import json
 import os
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field, model_validator
 
-from crewgraph.toolkit._http import call_json
+from crewgraph.toolkit._http import call_json, call_text
 from crewgraph.tools.base_tool import BaseTool
 from crewgraph.tools.tool_failure import ToolFailure
 
-__all__ = ["HostedTool", "first_env", "missing_library"]
+__all__ = ["HostedTool", "first_env", "missing_library", "save_results"]
 
 
 def first_env(*names: str) -> str | None:
@@ -44,6 +47,15 @@ def missing_library(tool: str, module: str, install: str) -> str:
     return f"{tool} needs the {module!r} library, which is not installed: pip install {install}"
 
 
+def save_results(results: Any) -> Path:
+    """Write ``results`` to ``search_results_<time>.txt`` (CrewAI's ``save_file=True``); the path written."""
+    stamp = _dt.datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    path = Path(f"search_results_{stamp}.txt")
+    text = results if isinstance(results, str) else json.dumps(results, indent=2, ensure_ascii=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 class HostedTool(BaseTool):
     """Shared fields (``api_key``, ``base_url``, ``timeout``) and key/URL resolution."""
 
@@ -58,8 +70,18 @@ class HostedTool(BaseTool):
     """Environment variables holding the key, the documented one first; empty: no key needed."""
     _base_env: ClassVar[str | None] = None
     _default_base: ClassVar[str] = ""
+    _other_envs: ClassVar[tuple[str, ...]] = ()
+    """Other environment variables CrewAI declares for the tool (a second credential, a project id)."""
     _unsupported: ClassVar[dict[str, str]] = {}
     """CrewAI constructor options this tool rejects, and why."""
+
+    @classmethod
+    def env_var_names(cls) -> tuple[str, ...]:
+        """Every environment variable the tool reads, the key's first (CrewAI's ``env_vars``)."""
+        names = [*cls._key_envs, *cls._other_envs]
+        if cls._base_env:
+            names.append(cls._base_env)
+        return tuple(dict.fromkeys(names))
 
     @model_validator(mode="before")
     @classmethod
@@ -107,8 +129,33 @@ class HostedTool(BaseTool):
         json_body: Any = None,
         params: dict[str, Any] | None = None,
         url: str | None = None,
+        data: Any = None,
+        files: Any = None,
     ) -> Any | ToolFailure:
         return call_json(
+            method,
+            url or self.endpoint(path),
+            service=self._service,
+            headers=headers,
+            json_body=json_body,
+            params=params,
+            timeout=self.timeout,
+            key_hint=self._key_hint() or None,
+            data=data,
+            files=files,
+        )
+
+    def _call_text(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: dict[str, str] | None = None,
+        json_body: Any = None,
+        params: dict[str, Any] | None = None,
+        url: str | None = None,
+    ) -> str | ToolFailure:
+        return call_text(
             method,
             url or self.endpoint(path),
             service=self._service,

@@ -14,7 +14,7 @@ from typing import Any
 
 from crewgraph.tools.tool_failure import ToolFailure
 
-__all__ = ["RETRYABLE_STATUS", "call_json", "error_detail"]
+__all__ = ["RETRYABLE_STATUS", "call_json", "call_text", "error_detail"]
 
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _USER_AGENT = "crewgraph-toolkit/0.1"
@@ -26,9 +26,9 @@ def error_detail(payload: Any) -> str:
         for key in ("error", "message", "detail", "errors"):
             value = payload.get(key)
             if isinstance(value, dict):
-                inner = value.get("message") or value.get("type")
+                inner = value.get("message") or value.get("detail") or value.get("error") or value.get("type")
                 if inner:
-                    return str(inner)
+                    return error_detail(inner) if isinstance(inner, dict) else str(inner)
             elif isinstance(value, list) and value:
                 return "; ".join(error_detail(v) if isinstance(v, dict) else str(v) for v in value[:3])
             elif value:
@@ -38,29 +38,30 @@ def error_detail(payload: Any) -> str:
     return ""
 
 
-def call_json(
+def _send(
     method: str,
     url: str,
     *,
     service: str,
-    headers: dict[str, str] | None = None,
-    json_body: Any = None,
-    params: dict[str, Any] | None = None,
-    timeout: float = 30.0,
-    key_hint: str | None = None,
-) -> Any | ToolFailure:
-    """Send one request and return the decoded JSON reply, or a :class:`ToolFailure`.
-
-    ``service`` names the API in messages ("Serper"); ``key_hint`` (e.g. "set
-    SERPER_API_KEY") is added to authentication failures.
-    """
+    headers: dict[str, str] | None,
+    json_body: Any,
+    params: dict[str, Any] | None,
+    timeout: float,
+    key_hint: str | None,
+    accept: str,
+    data: Any = None,
+    files: Any = None,
+) -> Any:
+    """The httpx response of one request, or a :class:`ToolFailure` (network error, timeout, HTTP error)."""
     import httpx
 
-    sent = {"User-Agent": _USER_AGENT, "Accept": "application/json", **(headers or {})}
+    sent = {"User-Agent": _USER_AGENT, "Accept": accept, **(headers or {})}
     limits = httpx.Timeout(timeout, connect=min(10.0, timeout))
     try:
         with httpx.Client(timeout=limits, follow_redirects=True, max_redirects=5) as client:
-            response = client.request(method, url, headers=sent, json=json_body, params=params)
+            response = client.request(
+                method, url, headers=sent, json=json_body, params=params, data=data, files=files
+            )
     except httpx.TimeoutException:
         return ToolFailure(
             message=f"{service} did not answer within {timeout:g}s ({method} {url})",
@@ -73,12 +74,12 @@ def call_json(
             code="network_error",
             retryable=isinstance(exc, httpx.TransportError),
         )
-    try:
-        payload: Any = response.json() if response.content else None
-    except ValueError:
-        payload = response.text
     status = response.status_code
     if status >= 400:
+        try:
+            payload: Any = response.json() if response.content else None
+        except ValueError:
+            payload = response.text
         detail = error_detail(payload)
         message = f"{service} answered HTTP {status} to {method} {url}" + (f": {detail}" if detail else "")
         if status in (401, 403) and key_hint:
@@ -89,9 +90,62 @@ def call_json(
             retryable=status in RETRYABLE_STATUS,
             details={"status_code": status, "url": url},
         )
+    return response
+
+
+def call_json(
+    method: str,
+    url: str,
+    *,
+    service: str,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+    params: dict[str, Any] | None = None,
+    timeout: float = 30.0,
+    key_hint: str | None = None,
+    data: Any = None,
+    files: Any = None,
+) -> Any | ToolFailure:
+    """Send one request and return the decoded JSON reply, or a :class:`ToolFailure`.
+
+    ``service`` names the API in messages ("Serper"); ``key_hint`` (e.g. "set
+    SERPER_API_KEY") is added to authentication failures. ``data``/``files``
+    send a form (multipart when there are files) instead of JSON.
+    """
+    response = _send(
+        method, url, service=service, headers=headers, json_body=json_body, params=params,
+        timeout=timeout, key_hint=key_hint, accept="application/json", data=data, files=files,
+    )
+    if isinstance(response, ToolFailure):
+        return response
+    try:
+        payload: Any = response.json() if response.content else None
+    except ValueError:
+        payload = response.text
     if isinstance(payload, str):
         return ToolFailure(
             message=f"{service} answered {method} {url} with something that is not JSON: {payload[:200]!r}",
             code="invalid_response",
         )
     return payload
+
+
+def call_text(
+    method: str,
+    url: str,
+    *,
+    service: str,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+    params: dict[str, Any] | None = None,
+    timeout: float = 30.0,
+    key_hint: str | None = None,
+) -> str | ToolFailure:
+    """Like :func:`call_json` for an API that answers text (Markdown, HTML): the body decoded."""
+    response = _send(
+        method, url, service=service, headers=headers, json_body=json_body, params=params,
+        timeout=timeout, key_hint=key_hint, accept="text/plain, text/markdown, */*",
+    )
+    if isinstance(response, ToolFailure):
+        return response
+    return str(response.text)

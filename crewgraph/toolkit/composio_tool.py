@@ -34,6 +34,11 @@ class ComposioTool(JSONSchemaTool):
     slug: str = Field(default="", description="The Composio action (tool slug)")
     user_id: str = Field(default="default", description="The Composio user whose connected account runs the action")
 
+    @classmethod
+    def env_var_names(cls) -> tuple[str, ...]:
+        """The variable :meth:`from_action` reads the key from (CrewAI's ``env_vars``)."""
+        return ("COMPOSIO_API_KEY",)
+
     def config_problems(self) -> list[str]:
         if importlib.util.find_spec("composio") is None:
             return [missing_library("ComposioTool", "composio", "composio")]

@@ -31,7 +31,7 @@ class EXASearchToolSchema(BaseModel):
 class EXASearchTool(HostedTool):
     """Search the web with Exa; each result has its title, URL, date, highlights or text."""
 
-    name: str = "EXASearchTool"
+    name: str = "ExaSearchTool"
     description: str = "Search the internet using Exa"
     args_schema: builtins.type[BaseModel] = EXASearchToolSchema
     type: Literal["auto", "instant", "fast", "deep", "neural", "keyword"] = "auto"
@@ -84,6 +84,4 @@ class EXASearchTool(HostedTool):
 
 
 class ExaSearchTool(EXASearchTool):
-    """The newer CrewAI spelling of :class:`EXASearchTool`."""
-
-    name: str = "ExaSearchTool"
+    """The newer CrewAI spelling of :class:`EXASearchTool` (both are named "ExaSearchTool", as in CrewAI)."""

@@ -27,7 +27,7 @@ class FileReadToolSchema(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    file_path: str = Field(..., description="Path of the file to read")
+    file_path: str | None = Field(default=None, description="Path of the file to read")
     start_line: int | None = Field(
         default=None, ge=1, description="First line to read (1-based); from the start when omitted"
     )
@@ -37,7 +37,7 @@ class FileReadToolSchema(BaseModel):
 
 
 def _extract_pdf(stream: BinaryIO) -> str:
-    pypdf = import_extra("pypdf", "tools", "Reading PDF files")
+    import pypdf  # in the core dependencies
     reader = pypdf.PdfReader(stream)
     return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages).strip()
 

@@ -27,7 +27,7 @@ class FileWriterToolSchema(BaseModel):
     filename: str = Field(..., description="Name (or relative path) of the file to write")
     content: str = Field(..., description="Text to write into the file")
     directory: str | None = Field(default=None, description="Directory to write in (default: current)")
-    overwrite: bool = Field(default=False, description="Replace the file if it already exists")
+    overwrite: str | bool = Field(default=False, description="Replace the file if it already exists")
 
 
 def _truthy(value: bool | str) -> bool:
