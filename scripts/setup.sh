@@ -57,6 +57,16 @@ if [ "$profile" = dev ] && ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/
   fi
 fi
 
+# MariaDB: the MySQLSearchTool, NL2SQLTool and SingleStoreSearchTool tests start a throwaway
+# server (skipped without it); the package's own service is not used.
+if [ "$profile" = dev ] && ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ]; then
+  if can_apt; then
+    step "installing MariaDB with apt-get" apt_install mariadb-server
+  else
+    echo "!! MariaDB is missing: install it (apt-get install mariadb-server) to run the MySQL/NL2SQL/SingleStore tool tests" >&2
+  fi
+fi
+
 # Chromium and its WebDriver: the web UI's browser test drives a real headless Chromium
 # (skipped without them). Debian's packages, so nothing is downloaded at test time.
 if [ "$profile" = dev ] && ! { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }; then

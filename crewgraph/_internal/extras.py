@@ -7,7 +7,7 @@ from types import ModuleType
 
 from crewgraph.errors import MissingExtraError
 
-__all__ = ["import_extra"]
+__all__ = ["import_extra", "missing_extra"]
 
 
 def import_extra(module: str, extra: str, feature: str) -> ModuleType:
@@ -26,3 +26,18 @@ def import_extra(module: str, extra: str, feature: str) -> ModuleType:
             extra=extra,
             module=module,
         ) from exc
+
+
+def missing_extra(module: str, extra: str, feature: str) -> str | None:
+    """What :func:`import_extra` would say if ``module`` is not installed, found without importing
+    it (None when it is there): so a crew can be refused before its run, not on every call."""
+    import importlib.util
+
+    top = module.split(".")[0]
+    try:
+        found = importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        return None
+    return f"{feature} needs the optional package {top!r}: pip install 'crewgraph[{extra}]'"

@@ -1,82 +1,48 @@
-"""``--llm``: run a crew on another model, or offline on a demo FakeLLM (``--llm fake``).
+"""``--llm``: run on another model, or offline on the demo model (``--llm fake``).
 
-The fake answers every request with a short placeholder text (or, when a
-structured output is requested, an instance of the model filled with
-placeholder values), so a scaffolded project can be demonstrated and smoke
-tested without an API key.
+Two layers: :func:`llm_scope` makes every model call of the command go to the
+chosen model (crewgraph.llm.override: a script's own ``LLM(...)``, the crews a
+flow builds, memory analysis...), and :func:`apply_llm` also writes it into a
+crew's agents, so the plan and the run record name the model that answers.
+The demo model (crewgraph.testing.demo_model) calls each tool it is offered
+once, fills structured outputs and says it is the demo model.
 """
 
 from __future__ import annotations
 
-import enum
+import contextlib
 import os
-import types
-import typing
+from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel
-
 from crewgraph.cli._errors import UserError
+from crewgraph.llm.override import LLM_ENV
 
-__all__ = ["LLM_ENV", "apply_llm", "demo_llm"]
+__all__ = ["LLM_ENV", "apply_llm", "demo_llm", "llm_scope"]
 
-LLM_ENV = "CREWGRAPH_LLM"
+
+@contextlib.contextmanager
+def llm_scope(spec: str | None) -> Iterator[None]:
+    """Within the block, every model call in the process goes to ``spec`` ("fake" or a model name);
+    without ``spec``, ``$CREWGRAPH_LLM`` does the same on its own (crewgraph.llm.override)."""
+    from crewgraph.llm.override import overriding
+
+    try:
+        scope = overriding(spec.strip() if spec else None)
+        scope.__enter__()
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        yield
+    finally:
+        scope.__exit__(None, None, None)
 
 
 def demo_llm() -> Any:
-    """A FakeLLM that answers anything (its replies say they are fake)."""
-    from crewgraph.testing import FakeLLM
+    """The demo model (crewgraph.testing.demo_model): its replies say they are fake."""
+    from crewgraph.testing.demo_model import demo_model
 
-    return FakeLLM(default=_reply, model="fake")
-
-
-def _reply(request: Any) -> Any:
-    if request.response_model is not None:
-        return _placeholder(request.response_model)
-    last = next((m for m in reversed(request.messages) if m.get("role") == "user"), None)
-    first_line = str((last or {}).get("content") or "").strip().splitlines()
-    topic = first_line[0].strip().removeprefix("Current Task:").strip() if first_line else "the task"
-    if len(topic) > 100:
-        topic = topic[:97] + "..."
-    return f"(fake answer from crewgraph --llm fake) {topic}"
-
-
-def _value(annotation: Any, depth: int) -> Any:
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is typing.Union or origin is types.UnionType:
-        options = [a for a in args if a is not type(None)]
-        return _value(options[0], depth) if options else None
-    if origin is typing.Literal:
-        return args[0] if args else None
-    if origin in (list, tuple, set, frozenset):
-        return []
-    if origin is dict:
-        return {}
-    if isinstance(annotation, type):
-        if issubclass(annotation, BaseModel):
-            return _placeholder(annotation, depth + 1) if depth < 4 else None
-        if issubclass(annotation, enum.Enum):
-            return next(iter(annotation)).value
-        if issubclass(annotation, bool):
-            return False
-        if issubclass(annotation, int | float):
-            return annotation(0)
-        if issubclass(annotation, str):
-            return "fake"
-    return None
-
-
-def _placeholder(model: type[BaseModel], depth: int = 0) -> Any:
-    data = {
-        name: _value(info.annotation, depth)
-        for name, info in model.model_fields.items()
-        if info.is_required()
-    }
-    try:
-        return model.model_validate(data)
-    except ValueError:
-        return model.model_construct(**data)
+    return demo_model()
 
 
 def _agents(crew: Any) -> list[Any]:
@@ -88,26 +54,22 @@ def _agents(crew: Any) -> list[Any]:
 
 def apply_llm(target: Any, spec: str | None) -> None:
     """Point every model reference of a crew at ``spec`` ("fake" or a model name), else at
-    ``$CREWGRAPH_LLM``.
+    ``$CREWGRAPH_LLM``: the model :func:`llm_scope` sends every call to (the same instance),
+    so the plan and the run record name it. Flows build their crews while they run; the
+    scope reaches those."""
+    from crewgraph.llm.override import build_override, model_override
 
-    The variable is read here rather than as the option's envvar because the two differ
-    for flows: ``--llm`` on a flow is a mistake worth an error, but a variable exported
-    for one's crews must not make every flow refuse to run.
-    """
-    from_env = not spec
-    if from_env:
-        spec = os.environ.get(LLM_ENV, "")
-    spec = (spec or "").strip()
-    if not spec:
+    if not (spec or "").strip() and not os.environ.get(LLM_ENV, "").strip():
         return
     if target.kind != "crew":
-        if from_env:
-            return
-        raise UserError(
-            "--llm works on crews; a flow builds its crews while it runs, so set their llm in the flow"
-        )
+        return
+    llm: Any = model_override()
+    if llm is None:  # called outside llm_scope
+        try:
+            llm = build_override(spec or os.environ.get(LLM_ENV, ""))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     crew = target.obj
-    llm: Any = demo_llm() if spec.lower() == "fake" else spec
     crew.llm = llm
     if crew.manager_llm is not None:
         crew.manager_llm = llm

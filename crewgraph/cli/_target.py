@@ -79,7 +79,35 @@ def prepare_project(cwd: Path) -> dict[str, Any]:
 
     load_dotenv_file(cwd)  # the project's .env (MODEL, keys...), as `crewai run` loads it; set variables win
     _extend_sys_path(cwd)
+    _crewai_alias()
     return project_settings(cwd)
+
+
+def _crewai_alias() -> None:
+    """``import crewai``/``crewai_tools`` in the project resolve to crewgraph (crewgraph.compat),
+    unless the real packages are installed: those are left alone (said after the import)."""
+    from crewgraph.compat import install
+
+    install(warn=False)
+
+
+def _say_if_real_crewai() -> None:
+    """A project that imported the real crewai runs on CrewAI, not crewgraph: say so, once."""
+    from crewgraph.compat import is_alias
+
+    global _told_real
+    module = sys.modules.get("crewai")
+    if module is None or is_alias(module) or _told_real:
+        return
+    _told_real = True
+    where = getattr(module, "__file__", None) or "site-packages"
+    sys.stderr.write(
+        f"note: this project imports the real crewai ({where}), which is installed: its crews are "
+        "CrewAI's, not crewgraph's; uninstall crewai (pip uninstall crewai) to run them on crewgraph\n"
+    )
+
+
+_told_real = False
 
 
 def names_target(settings: dict[str, Any]) -> bool:
@@ -236,7 +264,9 @@ def _import(name: str, cwd: Path) -> Any:
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
+        _say_if_real_crewai()
+        return module
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
             raise UserError(f"cannot import {name!r}: no such module (searched {cwd} and sys.path)") from None

@@ -14,6 +14,7 @@ from crewgraph.cli import (
     memory_cmd,
     plot_cmd,
     run_cmd,
+    train_cmd,
     ui_cmd,
 )
 from crewgraph.cli._errors import DEBUG_ENV, set_debug
@@ -56,6 +57,9 @@ def _root(
 
 app.command("run")(run_cmd.run)
 app.command("replay")(run_cmd.replay)
+app.command("train")(train_cmd.train)
+app.command("test")(train_cmd.test)
+app.command("log-tasks-outputs")(train_cmd.log_tasks_outputs)
 app.command("plot")(plot_cmd.plot)
 app.command("memory")(memory_cmd.memory)
 app.command("reset-memories")(memory_cmd.reset_memories)

@@ -11,7 +11,7 @@ import typer
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
-from crewgraph.cli._llm import apply_llm
+from crewgraph.cli._llm import apply_llm, llm_scope
 from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, QuietOpt, TargetArg
 from crewgraph.cli._target import load_target
 
@@ -161,8 +161,9 @@ def resume(
             record_answer(store, run_id, answer)
     stored = info.meta.get("inputs")
     data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
-    apply_llm(found, llm)
-    result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
+    with llm_scope(llm):
+        apply_llm(found, llm)
+        result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
     print_result(result, as_json)
 
 

@@ -47,10 +47,23 @@ def plot(
     db: DbOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Render the execution plan with Graphviz (or, with --run, the executed graph)."""
-    found = load_target(target)
-    data = parse_inputs(inputs) if inputs else None
-    graph = _plan(found, data)
+    """Render the execution plan with Graphviz (or, with --run, the executed graph).
+
+    Drawing needs no model: a script that kicks a crew off while it is imported runs on the
+    demo model (--llm fake), never on its real one, and a line says so."""
+    from crewgraph.cli._llm import llm_scope
+
+    with llm_scope("fake"):
+        from crewgraph.llm.override import model_override
+
+        demo = model_override()
+        found = load_target(target)
+        data = parse_inputs(inputs) if inputs else None
+        graph = _plan(found, data)
+    made = getattr(demo, "call_count", 0)
+    if made and not quiet:
+        typer.echo(f"note: importing {found.label} made {made} model call(s); `crewgraph plot` answered "
+                   "them with the demo model (--llm fake), so no real model was called", err=True)
     drawn: Any = graph
     if run_id is not None:
         config = configure_checkpoint(found, True, db)

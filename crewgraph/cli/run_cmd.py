@@ -21,7 +21,7 @@ from crewgraph.cli._batch_run import (
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
-from crewgraph.cli._llm import apply_llm
+from crewgraph.cli._llm import apply_llm, llm_scope
 from crewgraph.cli._options import (
     CheckpointOpt,
     DbOpt,
@@ -32,6 +32,7 @@ from crewgraph.cli._options import (
     TargetArg,
 )
 from crewgraph.cli._target import load_target, names_target, prepare_project
+from crewgraph.runner.replay import TASK_IDS_META_KEY, ReplayError, nodes_to_rerun, pick_task
 
 __all__ = ["kick_project", "replay", "run"]
 
@@ -68,7 +69,19 @@ def kick_project(
     db: Path | None, as_json: bool, prefer: str | None = None, ray: str | None = None,
     batch: Path | None = None, max_concurrency: int | None = None,
 ) -> None:
-    """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result."""
+    """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result.
+
+    Every model call made meanwhile (the script's own too) goes to ``llm`` when given."""
+    with llm_scope(llm):
+        _kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json,
+                      prefer=prefer, ray=ray, batch=batch, max_concurrency=max_concurrency)
+
+
+def _kick_project(
+    target: str | None, inputs: list[str] | None, *, quiet: bool, llm: str | None, checkpoint: bool,
+    db: Path | None, as_json: bool, prefer: str | None, ray: str | None,
+    batch: Path | None, max_concurrency: int | None,
+) -> None:
     from crewgraph.cli._entry import KickoffSession, call_entry, find_entry, load_entry
 
     cwd = Path.cwd().resolve()
@@ -111,37 +124,10 @@ def _task_plans(graph: Any, label: str) -> list[dict[str, Any]]:
     return list(plans)
 
 
-def _pick_task(plans: list[dict[str, Any]], wanted: str) -> dict[str, Any]:
-    """A task by key (t2_write_task), name (write_task) or 1-based position (2)."""
-    for plan in plans:
-        if wanted in (plan["key"], plan["name"]):
-            return plan
-    if wanted.isdigit() and 1 <= int(wanted) <= len(plans):
-        return plans[int(wanted) - 1]
-    import difflib
-
-    known = ", ".join(f"{p['index'] + 1}={p['name']}" for p in plans)
-    close = difflib.get_close_matches(wanted, [p["name"] for p in plans] + [p["key"] for p in plans], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise UserError(f"unknown task {wanted!r}{hint}; this crew's tasks: {known}")
-
-
-def _nodes_to_rerun(graph: Any, plans: list[dict[str, Any]], start: dict[str, Any]) -> set[str]:
-    """The task's nodes, every later task's nodes, and everything downstream of them."""
-    prefixes = tuple(p["key"] + "." for p in plans if p["index"] >= start["index"])
-    todo = [nid for nid in graph.digraph.nodes if nid.startswith(prefixes)]
-    seen = set(todo)
-    while todo:
-        for succ in graph.execution_successors(todo.pop()):
-            if succ not in seen:
-                seen.add(succ)
-                todo.append(succ)
-    return seen
-
-
 @guarded
 def replay(
-    task: Annotated[str, typer.Option("--task", "-t", help="Task to re-run from: its name, key or position.")],
+    task: Annotated[str, typer.Option("--task_id", "-t", "--task", "--task-id",
+                                      help="Task to re-run from: its id (see log-tasks-outputs), name, key or position.")],
     target: TargetArg = None,
     run_id: Annotated[
         str | None, typer.Option("--run", help="The run to replay (default: the crew's latest run).")
@@ -157,6 +143,12 @@ def replay(
     The run is forked (the original is left as it was): the task, every later
     task and everything that depends on them run again.
     """
+    with llm_scope(llm):
+        _replay(task, target, run_id, inputs, quiet, llm, db, as_json)
+
+
+def _replay(task: str, target: str | None, run_id: str | None, inputs: list[str] | None, quiet: bool,
+            llm: str | None, db: Path | None, as_json: bool) -> None:
     found = load_target(target)
     if found.kind != "crew":
         raise UserError(f"replay works on crews; {found.label} is a {found.kind}")
@@ -165,7 +157,6 @@ def replay(
         raise UserError(f"no checkpoint database at {_show(config.path)}; run the crew first with `crewgraph run`")
     graph = found.obj.compile()
     plans = _task_plans(graph, found.label)
-    start = _pick_task(plans, task)
     with config.open_store() as store:
         if run_id is not None:
             run_id = store.resolve_run_id(run_id)
@@ -183,7 +174,12 @@ def replay(
                     "run it first with `crewgraph run`"
                 )
             source = latest
-        forked = store.fork(source.run_id, branch=f"replay:{start['name']}", exclude=_nodes_to_rerun(graph, plans, start))
+        recorded = source.meta.get(TASK_IDS_META_KEY)
+        try:
+            start = pick_task(plans, task, list(recorded) if isinstance(recorded, list) else [])
+        except ReplayError as exc:
+            raise UserError(str(exc)) from None
+        forked = store.fork(source.run_id, branch=f"replay:{start['name']}", exclude=nodes_to_rerun(graph, plans, start))
     stored = source.meta.get("inputs")
     data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
     apply_llm(found, llm)

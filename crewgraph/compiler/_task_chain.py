@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from crewgraph.compiler._training import is_training, skills_context, trained_instructions
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node
 from crewgraph.graph.node_prefix import NodePrefix
@@ -90,7 +91,10 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         max_tool_result_chars=agent.max_tool_result_chars,
         rpm_keys=rpm_keys(crew, agent),
         output_schema=structured.model_json_schema() if structured is not None else None,
-        human_input=task.human_input,
+        human_input=task.human_input or is_training(crew),
+        training=is_training(crew),
+        trained_instructions=trained_instructions(crew, agent),
+        skills_context=skills_context(agent, crew),
         step_callbacks=tuple(cb for cb in (agent.step_callback, getattr(crew, "step_callback", None)) if cb),
         retry=RetryPolicy(max_attempts=1 + agent.max_retry_limit, initial_delay=1.0, max_delay=20.0),
         timeout=TimeoutPolicy(agent.max_execution_time),

@@ -12,7 +12,7 @@ from typing import Any
 
 from crewgraph._internal.interpolate import missing_placeholders
 from crewgraph.errors import CompileError
-from crewgraph.spec._crew_rules import crew_problems, task_label
+from crewgraph.spec._crew_rules import crew_problems, raise_problems, task_label
 from crewgraph.spec.task import Task
 
 __all__ = ["task_label", "validate_crew"]
@@ -21,6 +21,8 @@ __all__ = ["task_label", "validate_crew"]
 def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
     """Raise one CompileError listing every problem (the first one's task in ``.task``)."""
     tasks: list[Task] = list(crew.tasks)
+    if not tasks:  # built without tasks (allowed, as in CrewAI): the definition error, at kickoff
+        raise_problems(type(crew).__name__, crew_problems(crew), crew)
     problems: list[tuple[str | None, str]] = [(p.task, p.message) for p in crew_problems(crew)]
     index = {t.id: i for i, t in enumerate(tasks)}
     for i, task in enumerate(tasks):
@@ -75,7 +77,8 @@ def _file_problems(crew: Any, task: Task) -> list[str]:
 
 
 def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]:
-    """Each tool's own ``config_problems()`` (a missing API key...), reported once per tool."""
+    """Each tool's missing optional packages (``extra_problems()``) and its own
+    ``config_problems()`` (a missing API key...), reported once per tool."""
     found: list[tuple[str | None, str]] = []
     seen: set[int] = set()
     owners: list[tuple[str | None, str, list[Any]]] = []
@@ -88,10 +91,12 @@ def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]
     for task_key, label, tools in owners:
         for tool in tools:
             check = getattr(tool, "config_problems", None)
-            if id(tool) in seen or not callable(check):
+            extras = getattr(tool, "extra_problems", None)
+            if id(tool) in seen or not (callable(check) or callable(extras)):
                 continue
             seen.add(id(tool))
-            for problem in check():
+            problems = [*(extras() if callable(extras) else ()), *(check() if callable(check) else ())]
+            for problem in problems:
                 found.append((task_key, f"{label}: tool {getattr(tool, 'name', tool)!r}: {problem}"))
     return found
 

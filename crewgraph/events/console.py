@@ -22,8 +22,19 @@ __all__ = ["ConsoleListener"]
 
 
 def _short(text: Any, limit: int = 400) -> str:
+    """``text`` cut to ``limit`` and escaped for rich: a hint like ``pip install 'crewgraph[tools]'``
+    must print its ``[tools]``, not lose it as a markup tag."""
+    from rich.markup import escape
+
     s = str(text or "").strip()
-    return s if len(s) <= limit else s[: limit - 3] + "..."
+    return escape(s if len(s) <= limit else s[: limit - 3] + "...")
+
+
+def _name(text: Any) -> str:
+    """A name (task, role, crew) on one line and escaped: YAML ``>`` roles end with a line break."""
+    from rich.markup import escape
+
+    return escape(" ".join(str(text or "").split()))
 
 
 class ConsoleListener:
@@ -69,39 +80,39 @@ class ConsoleListener:
         self.console.print(text, soft_wrap=True)
 
     def _crew_started(self, e: CrewKickoffStartedEvent) -> None:
-        self._p(f"[bold cyan]🚀 Crew {e.crew_name or ''} started[/] [dim](run {e.run_id})[/]")
+        self._p(f"[bold cyan]🚀 Crew {_name(e.crew_name)} started[/] [dim](run {e.run_id})[/]")
 
     def _crew_done(self, e: CrewKickoffCompletedEvent) -> None:
         self._p(
-            f"[bold green]✅ Crew {e.crew_name or ''} completed[/] in {e.duration_ms / 1000:.2f}s, "
+            f"[bold green]✅ Crew {_name(e.crew_name)} completed[/] in {e.duration_ms / 1000:.2f}s, "
             f"{e.total_tokens} tokens"
         )
 
     def _crew_failed(self, e: CrewKickoffFailedEvent) -> None:
-        self._p(f"[bold red]❌ Crew {e.crew_name or ''} failed:[/] {_short(e.error)}")
+        self._p(f"[bold red]❌ Crew {_name(e.crew_name)} failed:[/] {_short(e.error)}")
 
     def _task_started(self, e: TaskStartedEvent) -> None:
-        self._p(f"[bold]📋 Task[/] {e.task_name} [dim]— agent: {e.agent_role}[/]")
+        self._p(f"[bold]📋 Task[/] {_name(e.task_name)} [dim]— agent: {_name(e.agent_role)}[/]")
 
     def _task_done(self, e: TaskCompletedEvent) -> None:
-        self._p(f"[green]✔ Task done[/] {e.task_name}\n[dim]{_short(e.output)}[/]")
+        self._p(f"[green]✔ Task done[/] {_name(e.task_name)}\n[dim]{_short(e.output)}[/]")
 
     def _task_failed(self, e: TaskFailedEvent) -> None:
-        self._p(f"[red]✘ Task failed[/] {e.task_name}: {_short(e.error)}")
+        self._p(f"[red]✘ Task failed[/] {_name(e.task_name)}: {_short(e.error)}")
 
     def _tool_done(self, e: ToolUsageFinishedEvent) -> None:
         mark = "[red]✘[/]" if e.failure is not None else ("[blue]↺[/]" if e.from_cache else "[green]🔧[/]")
-        self._p(f"  {mark} {e.tool_name}({_short(e.tool_args, 120)}) → {_short(e.output, 160)}")
+        self._p(f"  {mark} {_name(e.tool_name)}({_short(e.tool_args, 120)}) → {_short(e.output, 160)}")
 
     def _tool_failure(self, e: ToolFailureDetectedEvent) -> None:
         msg = getattr(e.failure, "message", e.failure)
-        self._p(f"  [yellow]⚠ tool {e.tool_name} failed ({e.policy}):[/] {_short(msg, 200)}")
+        self._p(f"  [yellow]⚠ tool {_name(e.tool_name)} failed ({e.policy}):[/] {_short(msg, 200)}")
 
     def _guardrail(self, e: GuardrailCompletedEvent) -> None:
         if e.success:
-            self._p(f"  [green]🛡 guardrail {e.guardrail} passed[/]")
+            self._p(f"  [green]🛡 guardrail {_name(e.guardrail)} passed[/]")
         else:
-            self._p(f"  [yellow]🛡 guardrail {e.guardrail} rejected the answer:[/] {_short(e.error, 200)}")
+            self._p(f"  [yellow]🛡 guardrail {_name(e.guardrail)} rejected the answer:[/] {_short(e.error, 200)}")
 
     def _retried(self, e: NodeRetriedEvent) -> None:
-        self._p(f"  [yellow]↻ retrying {e.label} (attempt {e.attempt}) in {e.wait_seconds:.1f}s:[/] {_short(e.error, 160)}")
+        self._p(f"  [yellow]↻ retrying {_name(e.label)} (attempt {e.attempt}) in {e.wait_seconds:.1f}s:[/] {_short(e.error, 160)}")

@@ -68,7 +68,8 @@ async def _kickoff_flow(
     flow._prepare_state(inputs, stores)
     journal_store = stores[""][0] if "" in stores and stores[""][0].supports_runs else None
     name = flow.flow_name
-    if resume is None and journal_store is not None and "id" in inputs:
+    # A conversational turn is always a new run of the session, never a resume of the last one.
+    if resume is None and journal_store is not None and "id" in inputs and not flow.__dict__.get("_fresh_run"):
         latest = journal_store.latest_run(str(inputs["id"]))
         if latest is not None and latest.get("status") in RESUMABLE:
             resume = latest

@@ -189,6 +189,17 @@ def load_flow(
     ``crews``/``agents`` supply objects by name (else the definition's ``module:attr``)."""
     file = Path(path).expanduser()
     text = read_bounded(file, str(file), "the flow definition")  # at most MAX_CONFIG_BYTES
+    data, _ = _read(text, str(file))
+    from crewgraph.flow.declarative.loading import looks_like_crewai
+
+    if looks_like_crewai(data):  # CrewAI's crewai.flow/v1 format (a ``schema`` key or ``do`` actions)
+        if crews or agents:
+            raise ConfigurationError(f"{file}: crews=/agents= are for crewgraph's shorthand format; a "
+                                     "crewai.flow/v1 document defines its crews and agents inline")
+        from crewgraph.flow.declarative.build import flow_class_from_definition
+        from crewgraph.flow.declarative.loading import read_definition
+
+        return flow_class_from_definition(read_definition(path=file))
     return flow_class(parse_flow(text, str(file)), crews=crews, agents=agents)
 
 

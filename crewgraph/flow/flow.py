@@ -24,6 +24,8 @@ from crewgraph._internal.sync import run_sync
 from crewgraph.flow._memory import FlowMemoryMixin
 from crewgraph.flow._spec import build_spec, flow_methods
 from crewgraph.flow.conditions import FlowCondition, and_, or_
+from crewgraph.flow.conversational.mixin import ConversationalMixin
+from crewgraph.flow.declarative._api import DeclarativeMixin
 from crewgraph.flow.decorators import PERSIST, listen, router, start
 from crewgraph.flow.state import (
     FlowState,
@@ -66,7 +68,7 @@ class _hybrid:
         return functools.partial(self.fn, owner, obj)
 
 
-class Flow(FlowMemoryMixin, Generic[T]):
+class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
     """A workflow of decorated methods sharing a ``state``.
 
     Class attributes: ``initial_state`` (a model class or instance, or a dict;
@@ -277,7 +279,9 @@ class Flow(FlowMemoryMixin, Generic[T]):
                     return
             # As CrewAI: not an error (the id may be new on purpose), but never silent --
             # a mistyped id would otherwise quietly restart a long process from scratch.
-            logging.getLogger("crewgraph.flow").warning(
+            # (A conversational turn's first one opens its session: nothing to warn about.)
+            log = logging.getLogger("crewgraph.flow")
+            (log.debug if self.__dict__.get("_fresh_run") else log.warning)(
                 "flow %r: no saved state with id %r in %s; starting a fresh state with that id",
                 self.flow_name,
                 inputs["id"],

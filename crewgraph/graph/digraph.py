@@ -149,9 +149,7 @@ class Digraph:
     def to_networkx(self) -> nx.DiGraph:
         """The ``networkx.DiGraph`` over this graph's storage (built once; shares every dict)."""
         if self._nx is None:
-            from crewgraph._internal.extras import import_extra
-
-            nx = import_extra("networkx", "networkx", "the networkx view of a graph (.graph)")
+            import networkx as nx  # a core dependency, imported only when the view is asked for
             g = nx.DiGraph()
             g.graph = self.graph
             g._node = self._node

@@ -47,8 +47,8 @@ class ExecutionGraph:
 
     @property
     def graph(self) -> nx.DiGraph:
-        """The plan as a ``networkx.DiGraph`` (shares storage with ``digraph``); needs the
-        ``networkx`` extra (``MissingExtraError`` naming it otherwise)."""
+        """The plan as a ``networkx.DiGraph`` (shares storage with ``digraph``; networkx is
+        imported on this first access, never by a kickoff)."""
         return self.digraph.to_networkx()
 
     # building -----------------------------------------------------------

@@ -78,7 +78,7 @@ class RunGraph:
 
     @property
     def graph(self) -> nx.DiGraph:
-        """The run as a ``networkx.DiGraph`` (needs the ``networkx`` extra); see ``digraph``."""
+        """The run as a ``networkx.DiGraph`` (networkx is imported on this first access); see ``digraph``."""
         return self.digraph.to_networkx()
 
     def __repr__(self) -> str:

@@ -40,7 +40,7 @@ from crewgraph.outputs import UsageMetrics
 if TYPE_CHECKING:
     from crewgraph.llm.base import BaseLLM
 
-__all__ = ["VALIDATION_RETRIES", "acall_via_call", "to_response"]
+__all__ = ["VALIDATION_RETRIES", "acall_via_call", "parse_reply", "to_response"]
 
 VALIDATION_RETRIES = 2
 """Times a structured reply that fails validation is sent back to a custom ``call()``."""
@@ -71,7 +71,7 @@ async def acall_via_call(
         if response.parsed is not None or response.tool_calls:
             return response
         try:
-            response.parsed = _parse(response.content, response_model)
+            response.parsed = parse_reply(response.content, response_model)
             return response
         except StructuredOutputError as exc:
             if attempt == VALIDATION_RETRIES:
@@ -83,7 +83,8 @@ async def acall_via_call(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _parse(text: str | None, response_model: type[BaseModel]) -> BaseModel:
+def parse_reply(text: str | None, response_model: type[BaseModel]) -> BaseModel:
+    """``text`` validated into ``response_model`` (common damage repaired), else ``StructuredOutputError``."""
     from crewgraph.llm.structured import parse_model_output
 
     return parse_model_output(text, response_model)

@@ -8,7 +8,7 @@ run a model with a smaller window (a local llama.cpp started with ``-c
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_WINDOW", "context_window_for"]
+__all__ = ["DEFAULT_WINDOW", "context_window_for", "is_multimodal"]
 
 DEFAULT_WINDOW = 8192
 
@@ -43,3 +43,15 @@ def context_window_for(model: str) -> int:
         if name.startswith(prefix):
             return _WINDOWS[prefix]
     return DEFAULT_WINDOW
+
+
+_VISION = ("gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-4-vision", "gpt-5", "o1", "o3", "o4", "claude-3",
+           "claude-sonnet-4", "claude-opus-4", "claude-haiku-4", "gemini", "llava", "llama3.2-vision",
+           "llama-3.2-vision", "qwen2.5-vl", "qwen-vl", "pixtral", "gemma3", "minicpm-v")
+"""Model families that read images (CrewAI's ``supports_multimodal`` answers True for these)."""
+
+
+def is_multimodal(model: str) -> bool:
+    """Whether ``model`` (by name prefix, case-insensitive) is known to read images."""
+    name = model.lower().rsplit("/", 1)[-1]
+    return name.startswith(_VISION)

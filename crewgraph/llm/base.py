@@ -22,8 +22,15 @@ from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from crewgraph.llm.types import LLMResponse, ToolSpec
+    from crewgraph.outputs import UsageMetrics
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "BaseLLM"]
+
+_BASE_FIELDS = (
+    "top_p", "n", "seed", "presence_penalty", "frequency_penalty", "max_tokens", "api_key",
+    "base_url", "provider", "stream", "llm_type", "is_litellm", "prefer_upload",
+)
+"""CrewAI's ``BaseLLM`` fields besides model, temperature, stop and additional_params."""
 
 DEFAULT_CONTEXT_WINDOW = 4096
 """What ``get_context_window_size()`` answers when a client does not know better (CrewAI's default)."""
@@ -40,6 +47,21 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
 
     model: str = "unknown"
     temperature: float | None = None
+    top_p: float | None = None
+    n: int | None = None
+    seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    max_tokens: int | float | None = None
+    api_key: str | None = None
+    base_url: str | None = None
+    provider: str | None = None
+    stream: bool | None = None
+    llm_type: str = "base"
+    is_litellm: bool = False
+    prefer_upload: bool = False
+    _counts_own_usage = False
+    """True for clients that add their replies' usage to :meth:`get_token_usage_summary` themselves."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> BaseLLM:
         if cls.acall is BaseLLM.acall and cls.call is BaseLLM.call:
@@ -62,7 +84,11 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
             self.model = model
         self.temperature = temperature
         self.stop: list[str] = list(stop or [])
-        self.additional_params: dict[str, Any] = dict(kwargs)
+        for name in _BASE_FIELDS:  # CrewAI's BaseLLM fields set by keyword (top_p=..., seed=...)
+            if name in kwargs:
+                setattr(self, name, kwargs.pop(name))
+        self.additional_params: dict[str, Any] = dict(kwargs.pop("additional_params", None) or {})
+        self.additional_params.update(kwargs)
 
     async def acall(
         self,
@@ -96,7 +122,8 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
         tools: list[Any] | None = None,
         callbacks: list[Any] | None = None,
         available_functions: dict[str, Any] | None = None,
-        *,
+        from_task: Any = None,
+        from_agent: Any = None,
         response_model: type[BaseModel] | None = None,
         **kwargs: Any,
     ) -> Any:
@@ -106,30 +133,55 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
         carries ``.tool_calls``, ``.parsed`` and ``.usage``). ``tools`` are OpenAI-style function
         schemas (``{"type": "function", "function": {...}}``) or ``ToolSpec``s; with
         ``available_functions`` (name -> function) and a reply that calls one of them, the first
-        such call is run and its result returned, as CrewAI does.
+        such call is run and its result returned, as CrewAI does. ``callbacks`` (litellm-style
+        loggers, see :mod:`crewgraph.llm._callbacks`) hear about this call only.
+        ``from_task``/``from_agent`` say who asks (a CrewAI-style ``acall`` override receives them).
 
         Subclasses written to CrewAI's pattern override this instead and return
-        the reply text (see the module docstring).
+        the reply text (see the module docstring); their ``super().call(...)`` reaches the model.
         """
-        if callbacks:
-            raise ValueError(
-                "LLM.call(callbacks=...): LLM callbacks are not supported; subscribe to "
-                "LLMCall*Event on the event bus, or use before/after_llm_call hooks"
-            )
         msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
+        from datetime import datetime
+
         from crewgraph._internal.sync import run_sync
         from crewgraph._internal.usage_scope import record_usage
         from crewgraph.llm._call_tools import run_available_function, tool_specs
+        from crewgraph.llm.front_door import invoke
         from crewgraph.llm.types import LLMText
 
         specs = tool_specs(tools)
-        response = run_sync(self.acall(msgs, tools=specs, response_model=response_model, **kwargs))
+        from crewgraph.llm._callbacks import check_callbacks, notify
+
+        listeners = check_callbacks(callbacks)
+        start = datetime.now()
+        try:
+            response = run_sync(invoke(self, msgs, tools=specs, response_model=response_model, from_call=True,
+                                       from_task=from_task, from_agent=from_agent, **kwargs))
+        except Exception as exc:
+            notify(listeners, {"model": self.model, "messages": msgs}, None, exc, start)
+            raise
+        notify(listeners, {"model": self.model, "messages": msgs}, response, None, start)
         record_usage(response.usage)  # a direct call inside a flow method counts in its usage_metrics
         if available_functions and response.tool_calls:
             ran, result = run_available_function(response.tool_calls, available_functions)
             if ran:
                 return result
         return LLMText(response)
+
+    # -- usage ------------------------------------------------------------------------
+    def _add_usage(self, usage: Any) -> None:
+        """Count one reply's usage in :meth:`get_token_usage_summary` (the engine calls this)."""
+        from crewgraph.outputs import UsageMetrics
+
+        if isinstance(usage, UsageMetrics):
+            self.__dict__["_token_usage"] = self.get_token_usage_summary() + usage
+
+    def get_token_usage_summary(self) -> UsageMetrics:
+        """Tokens and requests of every call this client answered so far (CrewAI's summary)."""
+        from crewgraph.outputs import UsageMetrics
+
+        usage = self.__dict__.get("_token_usage")
+        return usage if isinstance(usage, UsageMetrics) else UsageMetrics()
 
     def supports_function_calling(self) -> bool:
         """Whether the model takes native ``tools`` (False: agent steps use the text tool protocol)."""
@@ -138,6 +190,10 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
     def supports_stop_words(self) -> bool:
         """Whether the client honours ``stop`` sequences (CrewAI's hook; informational here)."""
         return True
+
+    def supports_multimodal(self) -> bool:
+        """Whether the model reads images in messages (CrewAI's check; False unless a client knows)."""
+        return False
 
     def get_context_window_size(self) -> int:
         """Tokens the model accepts in one request (conservative default for unknown models)."""

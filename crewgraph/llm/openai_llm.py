@@ -34,15 +34,18 @@ DEFAULT_TIMEOUT = 60.0
 _REQUEST_PARAMS = frozenset({
     "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "n",
     "presence_penalty", "frequency_penalty", "logit_bias", "logprobs", "top_logprobs",
-    "tool_choice", "parallel_tool_calls", "reasoning_effort", "user", "timeout",
+    "tool_choice", "parallel_tool_calls", "reasoning_effort", "user", "timeout", "response_format",
+    "metadata", "store", "service_tier", "modalities", "prediction", "audio", "web_search_options",
 })
 _MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json_object", "json")
 """``crewgraph.llm.structured.MODE_ORDER`` (a test keeps the two equal)."""
-_CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream"})
+_CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream", "callbacks", "from_task", "from_agent"})
 """Keywords of ``acall`` that steer the call itself and are never sent as request parameters."""
-_REJECTED = {
-    "callbacks": "LLM callbacks are not supported; subscribe to LLMCall*Event on the event bus instead",
-}
+_REJECTED: dict[str, str] = {}
+_NO_INTERCEPTOR = ("HTTP interceptors (crewai.llms.hooks.BaseInterceptor) are not supported yet; use "
+                   "before/after_llm_call hooks or LLMCall*Event on the event bus")
+_NO_UPLOAD = "provider file uploads are not supported; files are sent inline as message content"
+_NO_LITELLM = "crewgraph does not use litellm; every model is reached through the openai SDK"
 _MISSING_KEY = (
     "No API key for LLM {model!r}: set the OPENAI_API_KEY environment variable "
     "(or pass api_key=...), or point base_url=... (or OPENAI_BASE_URL) at a local "
@@ -75,9 +78,18 @@ class LLM(BaseLLM):
     same model and endpoint (they draw on one provider quota).
     ``structured_mode`` picks how ``response_model`` is obtained (see
     :data:`crewgraph.llm.structured.StructuredMode`); ``validation_retries``
-    bounds how often a validation error is fed back. Any other keyword
-    (``top_p``, ``seed``, ``stop``, vendor options...) is sent with every request.
+    bounds how often a validation error is fed back.
+
+    CrewAI's request fields (``top_p``, ``n``, ``stop``, ``seed``,
+    ``presence_penalty``, ``frequency_penalty``, ``logit_bias``, ``logprobs``,
+    ``top_logprobs``, ``response_format``, ``reasoning_effort``,
+    ``max_completion_tokens``) are attributes, sent when set as CrewAI sends them
+    (:mod:`crewgraph.llm._request_fields`); ``additional_params`` and any other
+    keyword (vendor options) are merged into every request. ``callbacks`` are
+    litellm-style loggers told about each request (:mod:`crewgraph.llm._callbacks`).
     """
+
+    _counts_own_usage = True
 
     def __init__(
         self,
@@ -102,6 +114,26 @@ class LLM(BaseLLM):
         retry_max_delay: float = 10.0,
         retry_after_max: float = 60.0,
         validation_retries: int = 2,
+        top_p: float | None = None,
+        n: int | None = None,
+        stop: str | list[str] | None = None,
+        max_completion_tokens: int | None = None,
+        presence_penalty: float | None = None,
+        frequency_penalty: float | None = None,
+        logit_bias: dict[int, float] | None = None,
+        response_format: Any = None,
+        seed: int | None = None,
+        logprobs: int | bool | None = None,
+        top_logprobs: int | None = None,
+        reasoning_effort: str | None = None,
+        callbacks: list[Any] | None = None,
+        additional_params: dict[str, Any] | None = None,
+        provider: str | None = None,
+        thinking: Any = None,
+        interceptor: Any = None,
+        prefer_upload: bool = False,
+        completion_cost: float | None = None,
+        is_litellm: bool = False,
         **extra_body_params: Any,
     ) -> None:
         from crewgraph.llm._clients import LoopClients
@@ -115,11 +147,26 @@ class LLM(BaseLLM):
                 "structured_mode must be 'auto', 'tools', 'json_schema', 'json_object' or 'json', "
                 f"got {structured_mode!r}"
             )
+        from crewgraph.llm._callbacks import check_callbacks
+        from crewgraph.llm._request_fields import check_fields
+
         for name, why in _REJECTED.items():
             if name in extra_body_params:
                 raise ValueError(f"LLM({name}=...): {why}")
+        for name, given, why in (("interceptor", interceptor is not None, _NO_INTERCEPTOR),
+                                 ("prefer_upload", prefer_upload, _NO_UPLOAD),
+                                 ("is_litellm", is_litellm, _NO_LITELLM)):
+            if given:
+                raise ValueError(f"LLM({name}=...): {why}")
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"LLM: model must be a non-empty string, got {model!r}")
+        fields = {"top_p": top_p, "n": n, "stop": stop, "max_completion_tokens": max_completion_tokens,
+                  "presence_penalty": presence_penalty, "frequency_penalty": frequency_penalty,
+                  "logit_bias": logit_bias, "response_format": response_format, "seed": seed,
+                  "logprobs": logprobs, "top_logprobs": top_logprobs, "reasoning_effort": reasoning_effort}
+        check_fields(fields)
+        if provider is not None and split_prefix(model.strip())[0] is None:
+            model = f"{provider}/{model.strip()}"  # CrewAI's LLM(model="gpt-4o", provider="openai")
         if base_url is not None and api_base is not None and base_url != api_base:
             raise ValueError("LLM: give base_url or api_base (its CrewAI alias), not both")
         self.requested_model = model.strip()
@@ -127,21 +174,21 @@ class LLM(BaseLLM):
         target = resolve(self.requested_model, base_url=base_url or api_base, api_key=api_key,
                          api_version=api_version)
         prefix, _ = split_prefix(self.requested_model)
-        self.provider: str | None = target.provider.name if prefix in PROVIDERS else None
+        self.provider: str = target.provider.name if prefix in PROVIDERS else "openai"
         self.model = target.model
         # base_url/api_key keep what was given, plus a provider's own endpoint (ollama/, groq/...).
-        self.base_url = base_url or api_base or (target.base_url if self.provider not in (None, "openai") else None)
+        self.base_url = base_url or api_base or (target.base_url if self.provider != "openai" else None)
         self.api_key = api_key or (target.api_key if target.provider.local else None)
         self.temperature = temperature
         self.max_tokens = max_tokens if max_tokens is not None else env_int(
             "CREWGRAPH_LLM_MAX_TOKENS", None, minimum=1)
-        provider = target.provider  # Ollama & co. default to streaming with long deadlines
+        serving = target.provider  # Ollama & co. default to streaming with long deadlines
         self.timeout: float = timeout if timeout is not None else (
-            env_float("CREWGRAPH_LLM_TIMEOUT", provider.timeout or DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
+            env_float("CREWGRAPH_LLM_TIMEOUT", serving.timeout or DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT)
         if self.timeout <= 0:
             raise ValueError(f"LLM: timeout must be positive, got {timeout!r}")
         self.idle_timeout = idle_timeout if idle_timeout is not None else env_float(
-            "CREWGRAPH_LLM_IDLE_TIMEOUT", provider.idle_timeout)
+            "CREWGRAPH_LLM_IDLE_TIMEOUT", serving.idle_timeout)
         self.stream = bool(stream)
         self.max_concurrency = max_concurrency if max_concurrency is not None else env_int(
             "CREWGRAPH_LLM_CONCURRENCY", None, minimum=1)
@@ -151,9 +198,19 @@ class LLM(BaseLLM):
         self.max_rpm = max_rpm
         self.structured_mode: StructuredMode = structured_mode
         self.validation_retries = validation_retries
-        self.extra_body_params = dict(extra_body_params)
-        self.stop: list[str] = list(extra_body_params.get("stop") or [])
-        self.additional_params: dict[str, Any] = {}
+        for name, value in fields.items():
+            setattr(self, name, value)
+        self.stop = [stop] if isinstance(stop, str) else list(stop or [])
+        self.thinking = thinking
+        self.interceptor = None
+        self.prefer_upload = False
+        self.is_litellm = False
+        self.completion_cost = completion_cost
+        self.callbacks: list[Any] = check_callbacks(callbacks)
+        # CrewAI keeps unknown keywords in additional_params and merges them into every request.
+        self.additional_params: dict[str, Any] = {**(additional_params or {}), **extra_body_params}
+        if thinking is not None:
+            self.additional_params.setdefault("thinking", thinking)
         retries = max_retries if max_retries is not None else env_int(
             "CREWGRAPH_LLM_MAX_RETRIES", DEFAULT_MAX_RETRIES)
         self.retry_settings = RetrySettings(
@@ -250,23 +307,46 @@ class LLM(BaseLLM):
         """Close this loop's HTTP client now (it is also closed when its loop shuts down)."""
         await self._clients.aclose()
 
-    def _params(self, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """Request parameters: instance defaults, then per-call overrides; extras go in extra_body."""
-        params: dict[str, Any] = {}
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
-        extra = dict(self.extra_body_params)
-        for key, value in kwargs.items():
+    @property
+    def extra_body_params(self) -> dict[str, Any]:
+        """The old name of :attr:`additional_params` (what is merged into every request)."""
+        return self.additional_params
+
+    @property
+    def is_anthropic(self) -> bool:
+        """Whether the model is Anthropic's (CrewAI's flag)."""
+        return self.provider == "anthropic" or "claude" in self.model.lower()
+
+    @property
+    def stop_sequences(self) -> list[str]:
+        """CrewAI's name for :attr:`stop`."""
+        return list(self.stop)
+
+    def supports_multimodal(self) -> bool:
+        """Whether the model reads images (known vision families; unknown local models: False)."""
+        from crewgraph.llm._windows import is_multimodal
+
+        return is_multimodal(self.model)
+
+    def _params(self, kwargs: dict[str, Any], *, structured: bool = False) -> dict[str, Any]:
+        """Request parameters: the fields, ``additional_params``, then per-call overrides; keywords
+        the SDK does not know go in ``extra_body`` (see :mod:`crewgraph.llm._request_fields`).
+        A structured call leaves ``response_format`` to instructor."""
+        from crewgraph.llm._request_fields import field_params
+
+        params = field_params(self)
+        extra: dict[str, Any] = {}
+        for key, value in [*self.additional_params.items(), *kwargs.items()]:
             if key in _CALL_OPTIONS or callable(value) or value is None:
                 continue
             if key in _REQUEST_PARAMS:
                 params[key] = value
             else:
                 extra[key] = value
-        for key in [k for k in extra if k in _REQUEST_PARAMS]:
-            params.setdefault(key, extra.pop(key))
+        if "max_completion_tokens" in params:
+            params.pop("max_tokens", None)  # CrewAI sends one of the two
+        if structured:
+            params.pop("response_format", None)
         if extra:
             params["extra_body"] = extra
         return params
@@ -274,13 +354,21 @@ class LLM(BaseLLM):
     # -- calls ------------------------------------------------------------------
     async def acall(
         self,
-        messages: list[dict[str, Any]],
-        *,
-        tools: list[ToolSpec] | None = None,
+        messages: str | list[dict[str, Any]],
+        tools: list[Any] | None = None,
+        callbacks: list[Any] | None = None,
+        available_functions: dict[str, Any] | None = None,
+        from_task: Any = None,
+        from_agent: Any = None,
         response_model: type[BaseModel] | None = None,
         **kwargs: Any,
-    ) -> LLMResponse:
+    ) -> Any:
         """One model turn: text, native tool calls, or a validated ``response_model``.
+
+        Returns an :class:`~crewgraph.llm.types.LLMResponse` (``.content``, ``.tool_calls``,
+        ``.parsed``, ``.usage``); with ``available_functions`` and a reply that calls one of
+        them, that function's result, as CrewAI's ``acall`` does. ``messages`` may be a string
+        (one user message) and ``tools`` OpenAI function schemas, as in :meth:`call`.
 
         With both ``tools`` and ``response_model`` the model may call tools; a
         text answer is then parsed with :func:`parse_model_output`.
@@ -290,12 +378,50 @@ class LLM(BaseLLM):
         whole reply is still returned. Calls with ``response_model`` never stream.
         With ``idle_timeout`` (or ``LLM(stream=True)``) plain and tool turns are
         streamed too, so a slow model is judged by the pause between tokens.
+        ``callbacks`` (and ``LLM(callbacks=...)``) hear how the request ended
+        (:mod:`crewgraph.llm._callbacks`).
         """
+        from datetime import datetime
+
+        from crewgraph.llm._call_tools import run_available_function, tool_specs
+        from crewgraph.llm._callbacks import check_callbacks, notify
+
+        msgs = [{"role": "user", "content": messages}] if isinstance(messages, str) else messages
+        specs = tool_specs(tools)
+        listeners = [*self.callbacks, *check_callbacks(callbacks)]
+        start = datetime.now()
+        try:
+            response = await self._turn(msgs, specs, response_model, kwargs)
+        except Exception as exc:
+            if listeners:
+                notify(listeners, {"model": self.model, "messages": msgs}, None, exc, start)
+            raise
+        self._add_usage(response.usage)
+        if listeners:
+            notify(listeners, {"model": self.model, "messages": msgs}, response, None, start)
+        if available_functions and response.tool_calls:
+            ran, result = run_available_function(response.tool_calls, available_functions)
+            if ran:
+                return result
+        return response
+
+    async def _turn(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[ToolSpec] | None,
+        response_model: type[BaseModel] | None,
+        kwargs: dict[str, Any],
+    ) -> LLMResponse:
+        from crewgraph.llm.override import model_override
+
+        override = model_override()  # --llm / $CREWGRAPH_LLM replace every model, a script's own too
+        if override is not None and override is not self:
+            return await override.acall(messages, tools=tools, response_model=response_model, **kwargs)
         emit: Callable[[Any], None] | None = kwargs.get("emit")
         on_chunk: OnChunk | None = kwargs.get("on_chunk")
         from crewgraph.llm.structured import parse_model_output
 
-        params = self._params(kwargs)
+        params = self._params(kwargs, structured=response_model is not None)
         if response_model is not None and not tools:
             return await self._structured(messages, response_model, params, emit)
         if response_model is None and (on_chunk is not None or kwargs.get("stream")):
@@ -459,65 +585,10 @@ class LLM(BaseLLM):
         can_fall_back: bool,
     ) -> LLMResponse | None:
         """One mode's attempt; None when the server rejected the mode and a fallback exists."""
-        import logging
+        from crewgraph.llm._structured_call import structured_in_mode
 
-        from crewgraph.errors import LLMError
-        from crewgraph.llm._clients import preload
-        from crewgraph.llm._retry import call_with_retries
-        from crewgraph.llm.structured import (
-            create_structured,
-            is_response_format_rejection,
-            is_tools_rejection,
-        )
-        from crewgraph.llm.types import LLMResponse
-
-        client = await self._client()
-        await preload("instructor")
-        rejected = is_tools_rejection if mode == "tools" else is_response_format_rejection
-        refusals: list[str] = []
-
-        async def _attempt() -> Any:
-            await self.rate_limiter.acquire()
-            return await create_structured(
-                client,
-                mode=mode,
-                model=self.model,
-                messages=messages,
-                response_model=response_model,
-                params=params,
-                validation_retries=self.validation_retries,
-                can_fall_back=can_fall_back,
-            )
-
-        def _no_retry(status: int | None, message: str) -> bool:
-            if can_fall_back and mode != "json" and rejected(status, message):
-                refusals.append(message)
-                return True
-            return False
-
-        try:
-            parsed, usage, completion = await call_with_retries(
-                _attempt,
-                settings=self.retry_settings,
-                model=self.model,
-                endpoint=self.endpoint,
-                emit=emit,
-                no_retry=_no_retry,
-            )
-        except LLMError:
-            if refusals:
-                logging.getLogger("crewgraph.llm").info("LLM %s: server rejected %s mode (%s); falling back",
-                          self.model, mode, refusals[-1])
-                return None
-            raise
-        choice = (getattr(completion, "choices", None) or [None])[0]
-        return LLMResponse(
-            content=parsed.model_dump_json(),
-            parsed=parsed,
-            usage=usage,
-            model=getattr(completion, "model", None) or self.model,
-            finish_reason=getattr(choice, "finish_reason", None),
-        )
+        return await structured_in_mode(self, mode, messages, response_model, params, emit,
+                                        can_fall_back=can_fall_back)
 
     def __repr__(self) -> str:
         base = f", base_url={self.base_url!r}" if self.base_url else ""

@@ -159,7 +159,9 @@ async def _call_and_record(
     anything else is a bug or a cancellation, not part of the exchange.
     """
     try:
-        response = await inner.acall(messages, tools=tools, response_model=response_model, **kwargs)
+        from crewgraph.llm.front_door import invoke
+
+        response = await invoke(inner, messages, tools=tools, response_model=response_model, **kwargs)
     except CrewGraphError as exc:
         record(None, exc)
         raise

@@ -165,7 +165,13 @@ class Analyst:
     async def _ask(self, system: str, user: str, model: type[M]) -> M:
         llm = self._llm_factory()
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        response = await llm.acall(messages, response_model=model)
+        from crewgraph.llm.base import BaseLLM
+        from crewgraph.llm.front_door import invoke
+
+        if isinstance(llm, BaseLLM):  # a user's call()/acall() override is what answers
+            response = await invoke(llm, messages, response_model=model)
+        else:
+            response = await llm.acall(messages, response_model=model)
         record_usage(getattr(response, "usage", None))  # counted in a surrounding flow's usage_metrics
         parsed = getattr(response, "parsed", None)
         if isinstance(parsed, model):

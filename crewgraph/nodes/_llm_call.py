@@ -19,6 +19,8 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.hooks import _registry as _hooks
 from crewgraph.hooks.types import HookAgent, HookTask, LLMCallHookContext
 from crewgraph.llm.base import BaseLLM
+from crewgraph.llm.front_door import invoke
+from crewgraph.llm.override import model_override
 from crewgraph.llm.settings import DEFAULT_MODEL
 from crewgraph.llm.types import LLMResponse, ToolSpec
 from crewgraph.nodes._stream import ChunkForwarder
@@ -27,7 +29,11 @@ __all__ = ["DEFAULT_MODEL", "call_llm", "resolve_llm"]
 
 
 def resolve_llm(own: Any, ctx: NodeContext, what: str) -> BaseLLM:
-    """The node's own model if it has one, else the run's default; a clear error if neither."""
+    """The node's own model if it has one, else the run's default; a clear error if neither.
+    ``--llm``/``$CREWGRAPH_LLM`` (crewgraph.llm.override) wins over both."""
+    override = model_override()
+    if override is not None:
+        return override
     llm = own if own is not None else ctx.llm
     if isinstance(llm, str):
         from crewgraph.llm import LLM
@@ -70,6 +76,7 @@ async def call_llm(
     change ``messages`` in place or block the call (``agent``/``task``/``iterations`` are
     what they are told about the caller); after-hooks may replace the response text.
     """
+    llm = model_override() or llm  # --llm / $CREWGRAPH_LLM: no node reaches another model
     for key in rpm_keys:
         limiter = ctx.state.limiters.get(key)
         if limiter is not None:
@@ -97,7 +104,8 @@ async def call_llm(
     if streaming:
         extra["on_chunk"] = stream
     try:
-        reply = await llm.acall(messages, tools=tools or None, response_model=response_model, emit=ctx.emit, **extra)
+        reply = await invoke(llm, messages, tools=tools or None, response_model=response_model, emit=ctx.emit,
+                             from_task=task, from_agent=agent, **extra)
     except Exception as exc:
         ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
         if isinstance(exc, LLMError):

@@ -104,6 +104,9 @@ class _Loop:
     """Calls not run because the same reply held the same call (it ran once)."""
     repeated_calls: int = 0
     """Calls not run because an earlier turn made the same call (answered from its result)."""
+    training: dict[str, str] | None = None
+    """In ``Crew.train``: this step's review (``initial_output``, ``human_feedback``, then
+    ``improved_output``), reported in the step's ``info["training"]``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,6 +148,13 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     base_messages: tuple[dict[str, Any], ...] = ()
     """For a redo: the original system and task prompt, reused as they were."""
     human_input: bool = False
+    training: bool = False
+    """Part of a ``Crew.train`` iteration: one review, one revision (see :mod:`crewgraph.nodes.human_input`)."""
+    skills_context: str = ""
+    """The agent's activated skills (``Agent(skills=...)``): their instructions, after the task prompt."""
+    trained_instructions: str = ""
+    """What training taught this agent (CrewAI's "You MUST follow these instructions"), appended
+    to its task prompt."""
     step_callbacks: tuple[Callable[..., Any], ...] = ()
     max_tokens: int | None = None
     """The agent's ``max_tokens``: sent with each of its model calls."""
@@ -271,7 +281,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             loop.messages.append({"role": "user", "content": EMPTY_ANSWER_MESSAGE})
             return await self._again(ctx, loop, step_usage)
         if self.human_input:
-            feedback = await human_input.review(self, ctx, loop, answer)
+            review = human_input.training_review if self.training else human_input.review
+            feedback = await review(self, ctx, loop, answer)
             if feedback is None:  # a persisted provider: the run pauses until it is answered
                 return NodeResult(pending=human_input.pending(self, loop, answer), usage=step_usage)
             if feedback:
@@ -423,7 +434,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             plan=self.plan or self._planned(ctx),
             output_schema=self.output_schema,
             has_tools=bool(self.tools),
-        )
+        ) + self.skills_context + self.trained_instructions
         content: Any = prompt
         if self.input_files:
             from crewgraph._internal.input_files import content_parts
@@ -615,7 +626,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
                   **({"duplicate_calls": loop.duplicate_calls} if loop.duplicate_calls else {}),
                   **({"repeated_calls": loop.repeated_calls} if loop.repeated_calls else {}),
                   **({"notes": list(loop.notes)} if loop.notes else {}),
-                  **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {})},
+                  **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {}),
+                  **({"training": dict(loop.training)} if loop.training else {})},
         )
 
     def describe(self) -> dict[str, Any]:

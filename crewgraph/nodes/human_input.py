@@ -37,6 +37,7 @@ __all__ = [
     "provider_pauses",
     "review",
     "review_prompt",
+    "training_review",
 ]
 
 HUMAN_INPUT_KEY = "crewgraph.human_input"
@@ -120,6 +121,31 @@ async def review(step: Any, ctx: NodeContext, loop: Any, answer: str) -> str | N
         return None
     loop.reviews += 1
     return str(state.answers[key]).strip()
+
+
+async def training_review(step: Any, ctx: NodeContext, loop: Any, answer: str) -> str:
+    """A ``Crew.train`` review, as CrewAI trains: the person sees the first answer once; their
+    feedback makes the agent revise once, and that revision is final (it is not shown again).
+    ``loop.training`` records ``initial_output``/``human_feedback``/``improved_output`` for the
+    training run. An empty reply accepts the first answer, and nothing is learnt from it.
+    A guardrail's redo is not reviewed (its answer is the revision the guardrail asked for)."""
+    if step.feedback is not None or step.base_messages:
+        return ""
+    if loop.training is not None:
+        if "improved_output" not in loop.training:
+            loop.training["improved_output"] = answer
+        return ""
+    provider = ctx.state.extras.get("input_provider")
+    if provider_pauses(provider):
+        raise ConfigurationError(
+            "Crew.train needs a person to answer each review while it runs, but the crew's "
+            "input_provider pauses the run instead; train with the console or a callable input_provider"
+        )
+    feedback = await ask_provider(provider, review_prompt(step, answer))
+    if not feedback:
+        return ""
+    loop.training = {"initial_output": answer, "human_feedback": feedback}
+    return feedback
 
 
 def pending(step: Any, loop: Any, answer: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ TEXT_SUFFIXES = frozenset(
 
 
 def _pdf(path: Path) -> str:
-    pypdf = import_extra("pypdf", "tools", "Reading PDF files")
+    import pypdf  # in the core dependencies
     reader = pypdf.PdfReader(str(path))
     return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
 

@@ -203,6 +203,7 @@ async def _run_crew(
             output = changed
     crew.usage_metrics = output.token_usage
     crew._last_run = result
+    crew._last_inputs = dict(inputs)
     emit_crew(
         CrewKickoffCompletedEvent(
             crew_name=crew.name,
@@ -219,6 +220,8 @@ def _checkpoint(crew: CrewSpec, from_checkpoint: Any, inputs: dict[str, Any]) ->
     """The store, run id, restored outputs and inputs of this run (nothing when not checkpointing)."""
     from crewgraph.checkpoint.setup import ResolvedCheckpoint
 
+    if isinstance(from_checkpoint, ResolvedCheckpoint):  # decided by the caller (Crew.replay)
+        return from_checkpoint
     if not crew.checkpoint and from_checkpoint is None:
         return ResolvedCheckpoint(inputs=inputs)
     from crewgraph.runner.resume import resolve_crew_checkpoint

@@ -124,7 +124,10 @@ def _resolve_crew(
 def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any]) -> ResolvedCheckpoint:
     graph = compile_plan(crew, inputs)
     run_id = new_run_id()
-    meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew)}
+    from crewgraph.runner.replay import TASK_IDS_META_KEY, task_ids
+
+    meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew),
+            TASK_IDS_META_KEY: task_ids(crew, graph)}  # what Crew.replay / log-tasks-outputs name tasks by
     store.start_run(run_id, name=name, meta=meta)
     return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs)
 

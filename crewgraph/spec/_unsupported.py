@@ -32,7 +32,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
         "from_repository": ((), _PLATFORM),
         "security_config": ((), "fingerprinting / security config is not supported"),
-        "skills": ((), "agent skills are not supported"),
         "callbacks": ((), "use step_callback, or subscribe to events on crewgraph_event_bus"),
         "agent_executor": ((), _EXECUTOR),
         "executor_class": ((), _EXECUTOR),

@@ -14,7 +14,7 @@ facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self, cast
 
 from pydantic import (
     UUID4,
@@ -83,6 +83,10 @@ class CrewSpec(BaseModel):
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
     )
+    skills: list[Any] | None = Field(
+        default=None, description="Agent Skills every agent of the crew gets (an agent's own skill of the same name wins)"
+    )
+    _valid_skills = field_validator("skills")(classmethod(lambda cls, v: _check_skills(v)))
     input_provider: Any = Field(
         default=None,
         description="Reviews human_input answers: a callable fn(prompt) -> str, an object with ask(prompt), "
@@ -101,6 +105,9 @@ class CrewSpec(BaseModel):
     usage_metrics: UsageMetrics | None = None
     _memory: Any = PrivateAttr(default=None)
     _last_run: Any = PrivateAttr(default=None)
+    _last_inputs: dict[str, Any] | None = PrivateAttr(default=None)
+    _train: bool = PrivateAttr(default=False)
+    _train_iteration: int | None = PrivateAttr(default=None)
     _factory_ref: str | None = PrivateAttr(default=None)
     _execution_hooks: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
     """before/after LLM and tool call hooks of this crew alone (a @CrewBase class's hook methods)."""
@@ -151,8 +158,14 @@ class CrewSpec(BaseModel):
                 known.add(task.agent.id)
         from crewgraph.spec._crew_rules import crew_problems, raise_problems
 
-        raise_problems(type(self).__name__, crew_problems(self), self)
+        raise_problems(type(self).__name__, crew_problems(self, at_definition=True), self)
         return self
+
+    def copy(self) -> Self:  # type: ignore[override]  # CrewAI's Crew.copy(), not pydantic's deprecated one
+        """A fresh copy for another run (CrewAI's): new ids, copied agents, tasks and manager agent."""
+        from crewgraph.spec._copy import copy_crew
+
+        return cast("Self", copy_crew(self))
 
     # ------------------------------------------------------------------ memory
     @property
@@ -176,3 +189,9 @@ class CrewSpec(BaseModel):
             f"{type(self).__name__}(name={self.name!r}, process={self.process.value}, "
             f"agents={len(self.agents)}, tasks={len(self.tasks)})"
         )
+
+
+def _check_skills(value: Any) -> Any:
+    from crewgraph.skills.check import check_skill_entries
+
+    return check_skill_entries(value)

@@ -150,8 +150,16 @@ class Task(BaseModel):
     @property
     def output(self) -> "TaskOutput | None":
         """The task's latest result, set when a run of it finishes (as in CrewAI); run state, so
-        ``Task(output=...)`` is refused."""
+        ``Task(output=...)`` is refused, but ``task.output = TaskOutput(...)`` works as in CrewAI."""
         return self._output
+
+    @output.setter
+    def output(self, value: "TaskOutput | None") -> None:
+        from crewgraph.outputs import TaskOutput
+
+        if value is not None and not isinstance(value, TaskOutput):
+            raise TypeError(f"Task.output must be a TaskOutput or None, got {type(value).__name__}")
+        self._output = value
 
     # --- running it alone (CrewAI's entry points; the runner does the work) ---------------
     def execute_sync(

@@ -35,6 +35,7 @@ _RAG_TOOLS = frozenset(
 
 _HOSTED_TOOLS = {
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
+    "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
     "BraveImageSearchTool": "crewgraph.toolkit.brave_tools",
     "BraveLLMContextTool": "crewgraph.toolkit.brave_tools",
     "BraveLocalPOIsDescriptionTool": "crewgraph.toolkit.brave_tools",
@@ -43,41 +44,72 @@ _HOSTED_TOOLS = {
     "BraveSearchTool": "crewgraph.toolkit.brave_tools",
     "BraveVideoSearchTool": "crewgraph.toolkit.brave_tools",
     "BraveWebSearchTool": "crewgraph.toolkit.brave_tools",
+    "BrightDataDatasetTool": "crewgraph.toolkit.brightdata_tools",
+    "BrightDataSearchTool": "crewgraph.toolkit.brightdata_tools",
+    "BrightDataWebUnlockerTool": "crewgraph.toolkit.brightdata_tools",
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
     "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
     "ComposioTool": "crewgraph.toolkit.composio_tool",
     "DallETool": "crewgraph.toolkit.openai_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
+    "FileCompressorTool": "crewgraph.toolkit.file_compressor_tool",
     "FirecrawlCrawlWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlScrapeWebsiteTool": "crewgraph.toolkit.firecrawl_tools",
     "FirecrawlSearchTool": "crewgraph.toolkit.firecrawl_tools",
     "GithubSearchTool": "crewgraph.toolkit.github_search_tool",
+    "HyperbrowserLoadTool": "crewgraph.toolkit.hyperbrowser_tool",
+    "JinaScrapeWebsiteTool": "crewgraph.toolkit.jina_tool",
+    "LinkupSearchTool": "crewgraph.toolkit.linkup_tool",
     "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
+    "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
+    "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
+    "OCRTool": "crewgraph.toolkit.openai_tools",
+    "OxylabsAmazonProductScraperTool": "crewgraph.toolkit.oxylabs_tools",
+    "OxylabsAmazonSearchScraperTool": "crewgraph.toolkit.oxylabs_tools",
+    "OxylabsGoogleSearchScraperTool": "crewgraph.toolkit.oxylabs_tools",
+    "OxylabsUniversalScraperTool": "crewgraph.toolkit.oxylabs_tools",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
+    "ParallelSearchTool": "crewgraph.toolkit.parallel_tool",
+    "PatronusEvalTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusLocalEvaluatorTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusPredefinedCriteriaEvalTool": "crewgraph.toolkit.patronus_tools",
+    "ScrapegraphScrapeTool": "crewgraph.toolkit.scrapegraph_tool",
+    "ScrapegraphScrapeToolSchema": "crewgraph.toolkit.scrapegraph_tool",
+    "ScrapflyScrapeWebsiteTool": "crewgraph.toolkit.scrapfly_tool",
+    "SeleniumScrapingTool": "crewgraph.toolkit.selenium_tool",
     "SerpApiGoogleSearchTool": "crewgraph.toolkit.serpapi_tools",
     "SerpApiGoogleShoppingTool": "crewgraph.toolkit.serpapi_tools",
     "SerperDevTool": "crewgraph.toolkit.serper_tool",
+    "SerperScrapeWebsiteTool": "crewgraph.toolkit.serper_tool",
     "SerplyJobSearchTool": "crewgraph.toolkit.serply_tools",
     "SerplyNewsSearchTool": "crewgraph.toolkit.serply_tools",
     "SerplyScholarSearchTool": "crewgraph.toolkit.serply_tools",
     "SerplyWebSearchTool": "crewgraph.toolkit.serply_tools",
     "SerplyWebpageToMarkdownTool": "crewgraph.toolkit.serply_tools",
+    "SingleStoreSearchTool": "crewgraph.toolkit.singlestore_tool",
+    "SpiderTool": "crewgraph.toolkit.spider_tool",
     "TavilyExtractorTool": "crewgraph.toolkit.tavily_tools",
     "TavilyGetResearchTool": "crewgraph.toolkit.tavily_tools",
     "TavilyResearchTool": "crewgraph.toolkit.tavily_tools",
     "TavilySearchTool": "crewgraph.toolkit.tavily_tools",
+    "URLReadTool": "crewgraph.toolkit.url_read_tool",
     "VisionTool": "crewgraph.toolkit.openai_tools",
+    "WaitTool": "crewgraph.toolkit.wait_tool",
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
+    "ZapierActionTool": "crewgraph.toolkit.zapier_tools",
+    "ZapierActionTools": "crewgraph.toolkit.zapier_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 __all__ = [
     "ApifyActorsTool",
+    "ArxivPaperTool",
     "BraveImageSearchTool",
     "BraveLLMContextTool",
     "BraveLocalPOIsDescriptionTool",
@@ -86,6 +118,9 @@ __all__ = [
     "BraveSearchTool",
     "BraveVideoSearchTool",
     "BraveWebSearchTool",
+    "BrightDataDatasetTool",
+    "BrightDataSearchTool",
+    "BrightDataWebUnlockerTool",
     "BrowserbaseLoadTool",
     "CodeDocsSearchTool",
     "CodeExecutionResult",
@@ -95,43 +130,97 @@ __all__ = [
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
+    "FileCompressorTool",
     "FileReadTool",
     "FileWriterTool",
     "FirecrawlCrawlWebsiteTool",
     "FirecrawlScrapeWebsiteTool",
     "FirecrawlSearchTool",
     "GithubSearchTool",
+    "HyperbrowserLoadTool",
+    "JinaScrapeWebsiteTool",
+    "LinkupSearchTool",
     "LlamaIndexTool",
     "MCPServerAdapter",
+    "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
+    "MySQLSearchTool",
+    "NL2SQLTool",
+    "OCRTool",
+    "OxylabsAmazonProductScraperTool",
+    "OxylabsAmazonSearchScraperTool",
+    "OxylabsGoogleSearchScraperTool",
+    "OxylabsUniversalScraperTool",
     "PGSearchTool",
+    "ParallelSearchTool",
+    "PatronusEvalTool",
+    "PatronusLocalEvaluatorTool",
+    "PatronusPredefinedCriteriaEvalTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
+    "ScrapegraphScrapeTool",
+    "ScrapegraphScrapeToolSchema",
+    "ScrapflyScrapeWebsiteTool",
+    "SeleniumScrapingTool",
     "SerpApiGoogleSearchTool",
     "SerpApiGoogleShoppingTool",
     "SerperDevTool",
+    "SerperScrapeWebsiteTool",
     "SerplyJobSearchTool",
     "SerplyNewsSearchTool",
     "SerplyScholarSearchTool",
     "SerplyWebSearchTool",
     "SerplyWebpageToMarkdownTool",
+    "SingleStoreSearchTool",
+    "SpiderTool",
     "TavilyExtractorTool",
     "TavilyGetResearchTool",
     "TavilyResearchTool",
     "TavilySearchTool",
+    "URLReadTool",
     "VisionTool",
+    "WaitTool",
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
+    "ZapierActionTool",
+    "ZapierActionTools",
 ]
 
+
+_NOT_PROVIDED = {
+    "CrewaiPlatformTools": "it loads the actions of a CrewAI AMP (crewai.com) account",
+    "EnterpriseActionTool": "it runs an action of a CrewAI AMP (crewai.com) account",
+    "GenerateCrewaiAutomationTool": "it asks CrewAI AMP (crewai.com) to generate a hosted automation",
+    "InvokeCrewAIAutomationTool": "it starts a crew deployed on CrewAI AMP (crewai.com)",
+}
+"""crewai_tools names crewgraph does not provide: their only endpoint is CrewAI's hosted platform."""
+
+_INSTEAD = (
+    "crewgraph runs crews locally and has no client of that service. Use the crew itself (Crew.kickoff), "
+    "a crewgraph.tools.BaseTool or @tool that calls your own service, or MCPServerAdapter for a hosted "
+    "tool server (see docs/porting.md)."
+)
 
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 """crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("BaseTool", "tool"):  # CrewAI's examples still write `from crewai_tools import BaseTool`
+        import warnings
+
+        warnings.warn(
+            f"`from crewgraph.toolkit import {name}` (CrewAI's crewai_tools) is an old path: "
+            f"import {name} from crewgraph.tools",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module("crewgraph.tools"), name)
+    if name in _NOT_PROVIDED:
+        raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
+                          name=name, path=__file__)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)

@@ -37,7 +37,7 @@ class FileReadToolSchema(BaseModel):
 
 
 def _extract_pdf(stream: BinaryIO) -> str:
-    pypdf = import_extra("pypdf", "tools", "Reading PDF files")
+    import pypdf  # in the core dependencies
     reader = pypdf.PdfReader(stream)
     return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages).strip()
 

@@ -21,10 +21,11 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, Field, PrivateAttr
 
 from crewgraph.toolkit._hosted import HostedTool, first_env
-from crewgraph.toolkit.rag_tools import _RagBase, _schema
+from crewgraph.toolkit.rag_tools import _RagBase
+from crewgraph.tools._schema import narrow_schema
 from crewgraph.tools.tool_failure import ToolFailure
 
-__all__ = ["GithubSearchTool", "parse_repo"]
+__all__ = ["GithubSearchTool", "GithubSearchToolSchema", "parse_repo"]
 
 ContentType = Literal["code", "repo", "pr", "issue"]
 _ALL_TYPES: tuple[ContentType, ...] = ("code", "repo", "pr", "issue")
@@ -40,6 +41,16 @@ def parse_repo(value: str) -> tuple[str, str] | None:
     return (match["owner"], match["name"]) if match else None
 
 
+class GithubSearchToolSchema(BaseModel):
+    """Input for GithubSearchTool (CrewAI's three arguments; only the query once the repo is fixed)."""
+
+    search_query: str = Field(..., description="Mandatory search query you want to use to search the github repo's content")
+    github_repo: str = Field(..., description="Mandatory github you want to search")
+    content_types: list[str] = Field(
+        ..., description="Mandatory content types you want to be included search, options: [code, repo, pr, issue]"
+    )
+
+
 def _decoded(payload: Any) -> str:
     if isinstance(payload, dict) and payload.get("encoding") == "base64":
         return base64.b64decode(payload.get("content") or "").decode("utf-8", errors="replace")
@@ -52,7 +63,7 @@ class GithubSearchTool(_RagBase, HostedTool):
     _field: ClassVar[str] = "github_repo"
     name: str = "Search a github repo's content"
     description: str = "A tool that can be used to semantic search a query from a github repo's content."
-    args_schema: type[BaseModel] = _schema("GithubSearchToolSchema", "github_repo", "The github repo you want to search")
+    args_schema: type[BaseModel] = GithubSearchToolSchema
     github_repo: str | None = Field(default=None, description="Repository URL or owner/name (set at construction)")
     gh_token: str | None = Field(default=None, repr=False, exclude=True, description="GitHub token (else GITHUB_TOKEN)")
     content_types: list[ContentType] = Field(default_factory=lambda: list(_ALL_TYPES))
@@ -64,7 +75,12 @@ class GithubSearchTool(_RagBase, HostedTool):
     _key_envs: ClassVar[tuple[str, ...]] = ("GITHUB_TOKEN", "GH_TOKEN")
     _base_env: ClassVar[str | None] = "GITHUB_API_URL"
     _default_base: ClassVar[str] = "https://api.github.com"
-    _read: dict[tuple[str, str], list[str]] = PrivateAttr(default_factory=dict)
+    _read: dict[tuple[str, ...], list[str]] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, __context: Any) -> None:
+        super().model_post_init(__context)
+        if self.github_repo is not None:  # as in CrewAI: the repo and its content types are then fixed
+            self.args_schema = narrow_schema(GithubSearchToolSchema, {"github_repo", "content_types"}, self.name)
 
     def _fixed_description(self, fixed: str) -> str:
         return f"A tool that can be used to semantic search a query the {fixed} github repo's content."
@@ -83,23 +99,31 @@ class GithubSearchTool(_RagBase, HostedTool):
                    "X-GitHub-Api-Version": "2022-11-28"}
         return self._call("GET", path, headers=headers, params=params)
 
-    def _run(self, search_query: str, github_repo: str | None = None) -> str | ToolFailure:
+    def _run(
+        self, search_query: str, github_repo: str | None = None, content_types: list[str] | None = None
+    ) -> str | ToolFailure:
         raw = github_repo or self.github_repo
         if not raw:
             return ToolFailure(message="No github_repo given: say which repository to search.", code="missing_repo")
         repo = parse_repo(raw)
         if repo is None:
             return ToolFailure(message=f"{raw!r} is not a GitHub repository (owner/name or its URL).", code="invalid_repo")
-        docs = self._read.get(repo)
+        kinds = tuple(content_types or self.content_types)
+        unknown = sorted(set(kinds) - set(_ALL_TYPES))
+        if unknown:
+            return ToolFailure(message=f"Unknown content_types {unknown}: the options are {list(_ALL_TYPES)}.",
+                               code="invalid_content_types")
+        key = (repo[0], repo[1], *sorted(set(kinds)))
+        docs = self._read.get(key)
         if docs is None:
-            texts = self._collect(*repo)
+            texts = self._collect(*repo, kinds=kinds)
             if isinstance(texts, ToolFailure):
                 return texts
             index = self._get_index()
             docs = [index.add_text(text, source, self.chunk_size, self.chunk_overlap) for source, text in texts if text.strip()]
             if not docs:
-                return ToolFailure(message=f"Nothing to search in {repo[0]}/{repo[1]} for {self.content_types}.", code="empty_repo")
-            self._read[repo] = docs
+                return ToolFailure(message=f"Nothing to search in {repo[0]}/{repo[1]} for {list(kinds)}.", code="empty_repo")
+            self._read[key] = docs
         return self._search(search_query, docs)
 
     def _search(self, query: str, doc_ids: list[str]) -> str:
@@ -108,26 +132,26 @@ class GithubSearchTool(_RagBase, HostedTool):
             return "No relevant content found."
         return "Relevant Content:\n" + "\n\n".join(f"[{h.source}]\n{h.content}" for h in hits)
 
-    def _collect(self, owner: str, name: str) -> list[tuple[str, str]] | ToolFailure:
+    def _collect(self, owner: str, name: str, kinds: tuple[str, ...]) -> list[tuple[str, str]] | ToolFailure:
         base = f"/repos/{owner}/{name}"
         meta = self._get(base)
         if isinstance(meta, ToolFailure):
             return meta
         slug = f"{owner}/{name}"
         out: list[tuple[str, str]] = []
-        if "repo" in self.content_types:
+        if "repo" in kinds:
             about = f"{meta.get('full_name', slug)}: {meta.get('description') or ''}\nTopics: {', '.join(meta.get('topics') or [])}"
             out.append((f"{slug} (repository)", about))
             readme = self._get(f"{base}/readme")
             if not isinstance(readme, ToolFailure):
                 out.append((f"{slug}/{readme.get('path', 'README')}", _decoded(readme)))
-        if "code" in self.content_types:
+        if "code" in kinds:
             files = self._code(base, str(meta.get("default_branch") or "main"), slug)
             if isinstance(files, ToolFailure):
                 return files
             out.extend(files)
         for kind, path in (("issue", "issues"), ("pr", "pulls")):
-            if kind in self.content_types:
+            if kind in kinds:
                 items = self._get(f"{base}/{path}", {"state": "all", "per_page": min(100, self.max_items)})
                 if isinstance(items, ToolFailure):
                     return items

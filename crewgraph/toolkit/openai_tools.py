@@ -8,6 +8,8 @@ it (default: what is in it) and returns the answer; ``complexity_level``
 (easy/medium/hard) sets how closely the model looks (image detail
 low/auto/high);
 a local file is sent inline as a base64 ``data:`` URL, a web URL as is.
+``OCRTool`` asks a vision model (``gpt-4o``) for all the text in an image;
+given ``llm=`` (a crewgraph ``LLM``) it asks that model instead.
 Any OpenAI-compatible server works, which is how the tests run offline.
 """
 
@@ -24,7 +26,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from crewgraph.toolkit._hosted import HostedTool
 from crewgraph.tools.tool_failure import ToolFailure
 
-__all__ = ["DallETool", "ImagePromptSchema", "VisionTool", "VisionToolSchema"]
+__all__ = ["DallETool", "ImagePromptSchema", "OCRTool", "OCRToolSchema", "VisionTool", "VisionToolSchema"]
 
 _IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
@@ -163,3 +165,54 @@ class VisionTool(_OpenAITool):
         if not content:
             return ToolFailure(message="The vision model returned no description.", code="empty_answer")
         return str(content)
+
+
+class OCRToolSchema(BaseModel):
+    """Input for OCRTool."""
+
+    image_path_url: str = Field(..., description="The image path or URL.")
+
+
+_OCR_SYSTEM = (
+    "You are an expert OCR specialist. Extract complete text from the provided image. Provide the result as a raw text."
+)
+
+
+class OCRTool(VisionTool):
+    """The text in an image (a local file or an http(s) URL), read by a vision model."""
+
+    name: str = "Optical Character Recognition Tool"
+    description: str = "This tool uses an LLM's API to extract text from an image file."
+    args_schema: type[BaseModel] = OCRToolSchema
+    model: str = "gpt-4o"
+    temperature: float = Field(default=0.7, ge=0, le=2)
+    max_tokens: int = Field(default=4096, ge=1)
+    llm: Any = Field(default=None, description="A crewgraph LLM to ask instead of the OpenAI API (its .call is used)")
+    _unsupported: ClassVar[dict[str, str]] = {}
+
+    def config_problems(self) -> list[str]:
+        return [] if self.llm is not None else super().config_problems()
+
+    def _run(self, image_path_url: str = "", query: str = "", complexity_level: ComplexityLevel = "medium") -> str | ToolFailure:
+        image = self._image_url(image_path_url)
+        if isinstance(image, ToolFailure):
+            return image
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": _OCR_SYSTEM},
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": image}}]},
+        ]
+        if self.llm is not None:
+            return str(self.llm.call(messages=messages))
+        client = self._openai()
+        if isinstance(client, ToolFailure):
+            return client
+        import openai
+
+        try:
+            response = client.chat.completions.create(
+                model=self.model, messages=messages, max_tokens=self.max_tokens, temperature=self.temperature
+            )
+        except openai.OpenAIError as exc:
+            return _api_failure(self.name, exc)
+        content = response.choices[0].message.content if response.choices else None
+        return str(content) if content else ToolFailure(message="The model read no text.", code="empty_answer")

@@ -30,6 +30,7 @@ __all__ = [
     "JSONSearchTool",
     "MDXSearchTool",
     "PDFSearchTool",
+    "PDFSearchToolSchema",
     "RagTool",
     "TXTSearchTool",
     "XMLSearchTool",
@@ -145,15 +146,25 @@ class TXTSearchTool(_FileSearchTool):
     txt: str | None = Field(default=None, description="Fixed text file to search (set at construction)")
 
 
+class PDFSearchToolSchema(BaseModel):
+    """Input for PDFSearchTool: CrewAI names its query ``query`` (the other file tools: ``search_query``)."""
+
+    query: str = Field(..., description="Mandatory query you want to use to search the PDF's content")
+    pdf: str = Field(..., description="Path of the PDF to search")
+
+
 class PDFSearchTool(_FileSearchTool):
     """Semantic search in a PDF (text extracted with pypdf)."""
 
     _field: ClassVar[str] = "pdf"
     _kind: ClassVar[str] = "PDF"
     name: str = "Search a PDF's content"
-    description: str = "A tool that semantically searches a PDF. Give 'search_query' and 'pdf' (its path)."
-    args_schema: type[BaseModel] = _schema("PDFSearchToolSchema", "pdf", "Path of the PDF to search")
+    description: str = "A tool that semantically searches a PDF. Give 'query' and 'pdf' (its path)."
+    args_schema: type[BaseModel] = PDFSearchToolSchema
     pdf: str | None = Field(default=None, description="Fixed PDF to search (set at construction)")
+
+    def _run(self, query: str, **kwargs: Any) -> str | ToolFailure:  # type: ignore[override]
+        return super()._run(query, **kwargs)
 
 
 class DOCXSearchTool(_FileSearchTool):

@@ -7,7 +7,7 @@ retried by the tool node).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -40,11 +40,21 @@ class ScrapeElementFromWebsiteToolSchema(BaseModel):
 class _WebTool(BaseTool):
     """Shared fetch settings of the scrape tools."""
 
+    requires_extras: ClassVar[tuple[tuple[str, str], ...]] = (("selectolax", "tools"),)
+
     website_url: str | None = Field(default=None, description="Fixed URL (set at construction)")
     timeout: float = Field(default=15.0, gt=0, description="Seconds allowed for the request")
     max_bytes: int = Field(default=5_000_000, ge=1, description="Most bytes downloaded")
     max_chars: int = Field(default=50_000, ge=1, description="Longest text handed back")
     headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers")
+    cookies: dict[str, str] | None = Field(default=None, description="Cookies sent with the request (name -> value)")
+
+    def _request_headers(self) -> dict[str, str]:
+        sent = dict(self.headers)
+        if self.cookies:
+            jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+            sent["Cookie"] = f"{sent['Cookie']}; {jar}" if sent.get("Cookie") else jar
+        return sent
 
 
 class ScrapeWebsiteTool(_WebTool):
@@ -64,7 +74,7 @@ class ScrapeWebsiteTool(_WebTool):
         url = website_url or self.website_url
         if not url:
             return ToolFailure(message="No website_url given: say which page to read.", code="missing_url")
-        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self.headers)
+        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self._request_headers())
         if isinstance(page, ToolFailure):
             return page
         text = html_to_text(page.body) if page.is_html else page.body.strip()
@@ -95,7 +105,7 @@ class ScrapeElementFromWebsiteTool(_WebTool):
         if not url or not selector:
             missing = "website_url" if not url else "css_element"
             return ToolFailure(message=f"No {missing} given.", code=f"missing_{missing}")
-        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self.headers)
+        page = await fetch_page(url, timeout=self.timeout, max_bytes=self.max_bytes, headers=self._request_headers())
         if isinstance(page, ToolFailure):
             return page
         texts = element_texts(page.body, selector)

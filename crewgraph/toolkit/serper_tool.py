@@ -1,10 +1,14 @@
-"""SerperDevTool: Google results through the serper.dev API (``SERPER_API_KEY``).
+"""SerperDevTool and SerperScrapeWebsiteTool: Google results and page text from serper.dev (``SERPER_API_KEY``).
 
 One ``POST {base}/{search_type}`` with ``{"q", "num", "gl", "location", "hl"}``
 and the ``X-API-KEY`` header, as serper.dev documents. The reply's organic
 results (and knowledge graph, "people also ask", related searches, or news
 items for ``search_type="news"``) are handed back as a dict the model reads as
 JSON; ``save_file=True`` also writes them to ``search_results_<time>.txt``.
+
+``SerperScrapeWebsiteTool`` is ``POST https://scrape.serper.dev`` with
+``{"url", "includeMarkdown"}``; it answers the page's ``text`` (CrewAI's
+result). ``SERPER_SCRAPE_BASE_URL`` or ``base_url=`` moves it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pydantic import BaseModel, Field
 from crewgraph.toolkit._hosted import HostedTool
 from crewgraph.tools.tool_failure import ToolFailure
 
-__all__ = ["SerperDevTool", "SerperDevToolSchema"]
+__all__ = ["SerperDevTool", "SerperDevToolSchema", "SerperScrapeWebsiteInput", "SerperScrapeWebsiteTool"]
 
 
 class SerperDevToolSchema(BaseModel):
@@ -99,3 +103,42 @@ class SerperDevTool(HostedTool):
         if reply.get("credits") is not None:
             out["credits"] = reply["credits"]
         return out
+
+
+class SerperScrapeWebsiteInput(BaseModel):
+    """Input for SerperScrapeWebsiteTool."""
+
+    url: str = Field(..., description="The URL of the website to scrape")
+    include_markdown: bool = Field(default=True, description="Whether to include markdown formatting in the scraped content")
+
+
+class SerperScrapeWebsiteTool(HostedTool):
+    """A page's readable content through Serper's scraping API."""
+
+    name: str = "serper_scrape_website"
+    description: str = (
+        "Scrapes website content using Serper's scraping API. This tool can extract clean, readable content "
+        "from any website URL, optionally including markdown formatting for better structure."
+    )
+    args_schema: type[BaseModel] = SerperScrapeWebsiteInput
+
+    _service: ClassVar[str] = "Serper"
+    _key_envs: ClassVar[tuple[str, ...]] = ("SERPER_API_KEY",)
+    _base_env: ClassVar[str | None] = "SERPER_SCRAPE_BASE_URL"
+    _default_base: ClassVar[str] = "https://scrape.serper.dev"
+
+    def _run(self, url: str, include_markdown: bool = True) -> str | ToolFailure:
+        from crewgraph.toolkit._web import check_url
+
+        bad = check_url(url)
+        if bad is not None:
+            return bad
+        key = self._key_or_failure()
+        if isinstance(key, ToolFailure):
+            return key
+        reply = self._call("POST", "", headers={"X-API-KEY": key}, json_body={"url": url, "includeMarkdown": include_markdown})
+        if isinstance(reply, ToolFailure):
+            return reply
+        if isinstance(reply, dict) and "text" in reply:
+            return str(reply["text"])
+        return ToolFailure(message=f"Serper scraped {url} but its reply has no text: {str(reply)[:200]}", code="no_text")

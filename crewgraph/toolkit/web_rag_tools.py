@@ -41,6 +41,7 @@ def page_links(html: str, base_url: str) -> list[str]:
 
 
 class _WebRagTool(_RagBase):
+    requires_extras: ClassVar[tuple[tuple[str, str], ...]] = (("selectolax", "tools"),)
     timeout: float = Field(default=15.0, gt=0, description="Seconds allowed per page")
     max_bytes: int = Field(default=5_000_000, ge=1, description="Most bytes downloaded per page")
     headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers")

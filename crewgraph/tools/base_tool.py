@@ -19,7 +19,7 @@ import typing
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -97,6 +97,19 @@ def _ref(obj: Any) -> str | None:
     return f"{module}:{qualname}"
 
 
+def _reject_pydantic_v1(tool: str, schema: Any) -> None:
+    """A ``pydantic.v1`` args_schema gets one line saying what to use, not a traceback at the first call."""
+    if not isinstance(schema, type) or issubclass(schema, BaseModel):
+        return
+    if any(str(getattr(base, "__module__", "")).startswith("pydantic.v1") for base in schema.__mro__):
+        from crewgraph.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"{tool}.args_schema is {schema.__name__}, a pydantic.v1 model: tools take pydantic v2 models "
+            f"(`from pydantic import BaseModel`, not `from pydantic.v1 import BaseModel`)"
+        )
+
+
 class BaseTool(BaseModel, ABC):
     """Subclass and implement ``_run`` (sync or ``async def``).
 
@@ -128,6 +141,17 @@ class BaseTool(BaseModel, ABC):
     )
     tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
 
+    requires_extras: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """``(module, extra)`` pairs the tool's calls import: a missing one fails ``crew.compile()``
+    naming the tool and ``pip install 'crewgraph[extra]'`` (see :meth:`extra_problems`)."""
+
+    def extra_problems(self) -> list[str]:
+        """One line per optional package the tool needs and the environment lacks."""
+        from crewgraph._internal.extras import missing_extra
+
+        found = (missing_extra(module, extra, type(self).__name__) for module, extra in self.requires_extras)
+        return [problem for problem in found if problem]
+
     @field_validator("resources", mode="before")
     @classmethod
     def _check_resources(cls, value: Any) -> Any:
@@ -138,6 +162,19 @@ class BaseTool(BaseModel, ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _TOOL_TYPE_REGISTRY[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        field = cls.model_fields.get("args_schema")
+        if field is not None:
+            _reject_pydantic_v1(cls.__name__, field.default)
+
+    @field_validator("args_schema", mode="before")
+    @classmethod
+    def _check_args_schema(cls, value: Any) -> Any:
+        _reject_pydantic_v1(cls.__name__, value)
+        return value
 
     def model_post_init(self, __context: Any) -> None:
         if self.args_schema is _ArgsSchemaPlaceholder:

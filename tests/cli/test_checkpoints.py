@@ -97,9 +97,9 @@ def test_replay_from_a_task_forks_the_latest_run(cli, project: Path) -> None:
     again = cli("replay", "-t", "1", "--llm", "fake", "--run", original)  # by position, from the first task
     assert again.exit_code == 0 and "↺" not in again.stderr
     unknown = cli("replay", "-t", "nope")
-    assert unknown.exit_code == 1 and "unknown task 'nope'; this crew's tasks: 1=research_task" in unknown.stderr
+    assert unknown.exit_code == 1 and "Task with id 'nope' not found in the crew's tasks; this crew's tasks: 1=research_task" in unknown.stderr
     typo = cli("replay", "-t", "reserch_task")
-    assert typo.exit_code == 1 and "unknown task 'reserch_task' (did you mean 'research_task'?)" in typo.stderr
+    assert typo.exit_code == 1 and "Task with id 'reserch_task' not found in the crew's tasks (did you mean 'research_task'?)" in typo.stderr
 
 
 def test_replay_without_a_run(cli, project: Path) -> None:

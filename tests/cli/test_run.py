@@ -118,7 +118,7 @@ def test_llm_fake_reaches_every_model_of_the_crew(write_module) -> None:
         tags: list[str]
 
     reply = fake.call("summarise", response_model=Report)
-    assert reply.parsed == Report(title="fake", score=0, tags=[])
+    assert reply.parsed == Report(title="demo title", score=1, tags=["demo tags"])  # non-empty: lists get items
     assert fake.call("Current Task: write\nmore").content == "(fake answer from crewgraph --llm fake) write"
 
 

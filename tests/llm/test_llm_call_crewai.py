@@ -69,7 +69,7 @@ def test_broken_arguments_name_the_function() -> None:
 def test_bad_tools_and_callbacks_are_refused() -> None:
     with pytest.raises(TypeError, match=r"tools\[0\] must be a ToolSpec or an OpenAI function schema"):
         FakeLLM(["x"]).call("hi", tools=["get_weather"])
-    with pytest.raises(ValueError, match="callbacks are not supported"):
+    with pytest.raises(TypeError, match=r"callbacks\[0\] is .*a callback is a function"):
         FakeLLM(["x"]).call("hi", callbacks=[object()])
 
 

@@ -275,6 +275,6 @@ def test_copies_share_the_client_and_pickles_keep_the_configuration() -> None:
     assert copy.deepcopy(llm) is llm
     clone = pickle.loads(pickle.dumps(llm))
     assert (clone.model, clone.base_url, clone.temperature) == ("qwen", llm.base_url, 0.3)
-    assert clone.extra_body_params == {"top_p": 0.9}
+    assert clone.top_p == 0.9 and clone.additional_params == {}
     # same model and endpoint in the same process: one provider quota, one shared window
     assert clone.rate_limiter.max_rpm == 10 and clone.rate_limiter is llm.rate_limiter

@@ -23,10 +23,11 @@ import crewgraph.toolkit as toolkit
 DATA = json.loads((Path(__file__).parent / "data" / "crewai-tools-1.15.30.json").read_text())["tools"]
 TOOLS = sorted(name for name, spec in DATA.items() if spec.get("kind") == "tool")
 
-KNOWN_GAPS: dict[str, str] = {
-    "GithubSearchTool": "lacks content_types (toolkit-b)",
-    "PDFSearchTool": "lacks query (toolkit-b)",
-}
+KNOWN_GAPS: dict[str, str] = {}
+
+NOT_PROVIDED = ("CrewaiPlatformTools", "EnterpriseActionTool", "GenerateCrewaiAutomationTool",
+                "InvokeCrewAIAutomationTool")
+"""CrewAI's hosted-platform tools: importing one is an ImportError that says why (docs/porting.md)."""
 
 UNREAD_VARS: dict[tuple[str, str], str] = {
     ("BrowserbaseLoadTool", "BROWSERBASE_PROJECT_ID"): "Browserbase's Fetch API needs only the key",
@@ -91,3 +92,10 @@ def test_tool_matches_crewai(name: str) -> None:
 
 def test_the_data_lists_every_tool() -> None:
     assert len(TOOLS) > 100 and "TavilySearchTool" in TOOLS
+
+
+@pytest.mark.parametrize("name", NOT_PROVIDED)
+def test_hosted_platform_tools_raise_an_import_error_saying_why(name: str) -> None:
+    assert name in DATA
+    with pytest.raises(ImportError, match=rf"does not provide {name}: .*CrewAI AMP.*docs/porting.md"):
+        exec(f"from crewgraph.toolkit import {name}", {})

@@ -77,3 +77,28 @@ def test_keys_are_checked_before_the_run(monkeypatch: pytest.MonkeyPatch) -> Non
     assert DallETool().config_problems() == ["DallETool needs a OpenAI API key: set OPENAI_API_KEY or pass api_key=..."]
     with pytest.raises(ValueError, match=r"VisionTool\(llm=\.\.\.\) is not supported"):
         VisionTool(llm="gpt-4o")
+
+
+def test_ocr_asks_a_vision_model_for_the_text(tmp_path: Path) -> None:
+    from crewgraph.toolkit import OCRTool
+
+    image = tmp_path / "scan.png"
+    image.write_bytes(PNG)
+    with OpenAICompatServer(["INVOICE 42"]) as server:
+        assert OCRTool(base_url=server.base_url, api_key="k").run(image_path_url=str(image)) == "INVOICE 42"
+        body = server.chat_requests[-1]
+        assert body["model"] == "gpt-4o" and body["temperature"] == 0.7
+        assert body["messages"][0]["role"] == "system" and "OCR" in body["messages"][0]["content"]
+        assert body["messages"][1]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_ocr_with_a_crewgraph_llm(tmp_path: Path) -> None:
+    from crewgraph.testing import FakeLLM
+    from crewgraph.toolkit import OCRTool
+
+    llm = FakeLLM(["HELLO"])
+    tool = OCRTool(llm=llm)
+    assert tool.config_problems() == []
+    assert tool.run(image_path_url="https://img.example/scan.png") == "HELLO"
+    sent = llm.calls[-1].messages
+    assert sent[1]["content"][0]["image_url"]["url"] == "https://img.example/scan.png"

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import pwd
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from _db_servers import free_port, serve_postgres
 
 from crewgraph.toolkit import PGSearchTool
 from crewgraph.tools import ToolFailure
@@ -22,68 +14,9 @@ from crewgraph.tools import ToolFailure
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'crewgraph[tools]')")
 
 
-def _pg_bin() -> Path | None:
-    found = shutil.which("initdb")
-    if found:
-        return Path(found).resolve().parent
-    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
-    return versions[-1] if versions else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def pg_uri() -> Iterator[str]:
-    bindir = _pg_bin()
-    if bindir is None:
-        pytest.skip("PostgreSQL is not installed (scripts/setup.sh installs the Debian package postgresql)")
-    # Not under pytest's tmp dir: that one is private to root, and the server may run as 'postgres'.
-    root = Path(tempfile.mkdtemp(prefix="crewgraph-pg-"))
-    try:
-        yield from _serve(bindir, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _serve(bindir: Path, root: Path) -> Iterator[str]:
-    data, sock = root / "data", root / "sock"
-    sock.mkdir()
-    as_user: dict[str, Any] = {}
-    if os.geteuid() == 0:  # initdb and postgres refuse to run as root: run them as the package's user
-        try:
-            account = pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no 'postgres' user to run PostgreSQL as")
-        as_user = {"user": account.pw_uid, "group": account.pw_gid, "extra_groups": []}
-        shutil.chown(root, "postgres")
-        shutil.chown(sock, "postgres")
-    init = subprocess.run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "crew", "--no-sync"],
-                          capture_output=True, text=True, timeout=120, cwd=root, **as_user)
-    if init.returncode != 0:
-        pytest.skip(f"initdb failed: {init.stderr.strip()[-300:]}")
-    port = _free_port()
-    log = (root / "server.log").open("w")  # a file, not a pipe: a full pipe would stall the server
-    server = subprocess.Popen(
-        [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(sock),
-         "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
-        stdout=log, stderr=subprocess.STDOUT, cwd=root, **as_user,
-    )
-    uri = f"postgresql://crew@127.0.0.1:{port}/postgres"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with psycopg.connect(uri, connect_timeout=2):
-                    break
-            except psycopg.OperationalError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    err = (root / "server.log").read_text(errors="replace")
-                    pytest.skip(f"PostgreSQL did not start: {err.strip()[-300:]}")
-                time.sleep(0.1)
+    for uri in serve_postgres():
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("CREATE TABLE employees (id int, name text, role text, note text)")
             conn.execute("""INSERT INTO employees VALUES
@@ -92,14 +25,6 @@ def _serve(bindir: Path, root: Path) -> Iterator[str]:
                 (3, 'Linus', 'operator', 'runs the nightly database backups')""")
             conn.execute('CREATE TABLE "Odd Name" (x text)')
         yield uri
-    finally:
-        server.send_signal(signal.SIGINT)  # "fast" shutdown: no waiting for clients
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=5)
-        log.close()
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +49,7 @@ def test_identifiers_are_quoted_and_errors_are_failures(pg_uri: str) -> None:
 
 
 def test_an_unreachable_database_is_a_retryable_failure() -> None:
-    tool = PGSearchTool(db_uri=f"postgresql://crew@127.0.0.1:{_free_port()}/postgres", table_name="t", timeout=2)
+    tool = PGSearchTool(db_uri=f"postgresql://crew@127.0.0.1:{free_port()}/postgres", table_name="t", timeout=2)
     result = tool.run(search_query="x")
     assert isinstance(result, ToolFailure) and result.code == "database_unavailable" and result.retryable
     assert tool.config_problems() == []

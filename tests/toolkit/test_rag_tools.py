@@ -121,7 +121,9 @@ def test_fixed_file_is_not_asked_for(files: dict[str, Path]) -> None:
 )
 def test_each_file_type(files: dict[str, Path], tool_cls: Any, key: str, arg: str, query: str, expected: str) -> None:
     tool = tool_cls()
-    assert expected in _ok(tool.run(search_query=query, **{arg: str(files[key])}))
+    query_arg = "query" if tool_cls is PDFSearchTool else "search_query"  # CrewAI's PDFSearchTool says "query"
+    assert set(tool.to_spec().parameters["properties"]) == {query_arg, arg}
+    assert expected in _ok(tool.run(**{query_arg: query, arg: str(files[key])}))
 
 
 def test_directory_search_and_index_reuse(files: dict[str, Path], tmp_path: Path) -> None:

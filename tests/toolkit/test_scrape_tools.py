@@ -47,6 +47,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, PAGE.encode())
         elif self.path == "/latin1":
             self._send(200, "<p>caf\u00e9</p>".encode("latin-1"), "text/html; charset=iso-8859-1")
+        elif self.path == "/echo-cookie":
+            self._send(200, f"<p>{self.headers.get('Cookie', 'none')}</p>".encode())
         elif self.path == "/plain":
             self._send(200, b"just   text\n", "text/plain")
         elif self.path == "/redirect":
@@ -169,3 +171,9 @@ def test_element_scrape_fixed_arguments(base_url: str) -> None:
     assert _call(t, {}) == "Headline here"
     only_url = ScrapeElementFromWebsiteTool(website_url=f"{base_url}/page")
     assert list(only_url.args_schema.model_fields) == ["css_element"]
+
+
+def test_cookies_are_sent(base_url: str) -> None:
+    tool = ScrapeElementFromWebsiteTool(cookies={"session": "abc", "lang": "en"})
+    assert tool.run(website_url=base_url + "/echo-cookie", css_element="p") == "session=abc; lang=en"
+    assert ScrapeWebsiteTool(cookies={"a": "1"}, headers={"Cookie": "b=2"}).run(website_url=base_url + "/echo-cookie") == "b=2; a=1"

@@ -135,13 +135,29 @@ def test_github_content_types_and_auth(server: FakeHTTPService, monkeypatch: pyt
     monkeypatch.setenv("GITHUB_TOKEN", "gh-token")
     monkeypatch.setenv("GITHUB_API_URL", server.url)
     before = len(server.requests_to("/repos/acme/payments/git/trees/trunk"))
-    tool = GithubSearchTool(content_types=["issue"])
-    assert "Refunds" in tool.run(search_query="refunds", github_repo="acme/payments")
+    tool = GithubSearchTool(github_repo="acme/payments", content_types=["issue"])  # fixed: only issues are read
+    assert "Refunds" in tool.run(search_query="refunds")
     assert len(server.requests_to("/repos/acme/payments/git/trees/trunk")) == before
     monkeypatch.delenv("GITHUB_TOKEN")
     assert GithubSearchTool().config_problems() == [
         "GithubSearchTool needs a GitHub API key: set GITHUB_TOKEN or pass gh_token=..."]
-    denied = GithubSearchTool(gh_token="bad").run(search_query="x", github_repo="acme/payments")
+    denied = GithubSearchTool(gh_token="bad").run(search_query="x", github_repo="acme/payments", content_types=["repo"])
     assert isinstance(denied, ToolFailure) and "Bad credentials" in denied.message and "GITHUB_TOKEN" in denied.message
     with pytest.raises(ValueError):
         GithubSearchTool(content_types=["wiki"])  # type: ignore[list-item]
+
+
+def test_github_schema_is_crewais_and_content_types_per_call(server: FakeHTTPService, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "gh-token")
+    monkeypatch.setenv("GITHUB_API_URL", server.url)
+    tool = GithubSearchTool()
+    spec = tool.to_spec().parameters
+    assert set(spec["properties"]) == {"search_query", "github_repo", "content_types"}
+    assert set(spec["required"]) == {"search_query", "github_repo", "content_types"}
+    assert set(GithubSearchTool(github_repo="acme/payments").to_spec().parameters["properties"]) == {"search_query"}
+    pulls = len(server.requests_to("/repos/acme/payments/pulls"))
+    out = tool.run(search_query="checkout", github_repo="acme/payments", content_types=["pr"])
+    assert "Apple Pay" in out and "Refunds" not in out
+    assert len(server.requests_to("/repos/acme/payments/pulls")) == pulls + 1
+    bad = tool.run(search_query="x", github_repo="acme/payments", content_types=["wiki"])
+    assert isinstance(bad, ToolFailure) and bad.code == "invalid_content_types" and "wiki" in bad.message

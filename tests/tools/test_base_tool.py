@@ -259,3 +259,27 @@ def test_base_tool_module_exposes_tool_and_decorator() -> None:
 
     assert base_tool.Tool is Tool
     assert base_tool.tool is tool
+
+
+def test_a_pydantic_v1_args_schema_is_refused_in_one_line() -> None:
+    from pydantic.v1 import BaseModel as V1Model
+
+    from crewgraph.errors import ConfigurationError
+
+    class V1Args(V1Model):
+        query: str
+
+    with pytest.raises(ConfigurationError) as caught:
+
+        class Search(BaseTool):  # CrewAI's older examples wrote pydantic.v1 schemas
+            name: str = "search"
+            description: str = "d"
+            args_schema: type = V1Args
+
+            def _run(self, query: str) -> str:
+                return query
+
+    assert str(caught.value) == (
+        "Search.args_schema is V1Args, a pydantic.v1 model: tools take pydantic v2 models "
+        "(`from pydantic import BaseModel`, not `from pydantic.v1 import BaseModel`)"
+    )

@@ -1,0 +1,5 @@
+"""CrewAI's import path ``crewai.agents.agent_adapters.langgraph.langgraph_adapter``: a thin re-export (the code is in :mod:`crewgraph.adapters`)."""
+
+from crewgraph.adapters.langgraph_adapter import LangGraphAgentAdapter
+
+__all__ = ["LangGraphAgentAdapter"]

@@ -1,0 +1,142 @@
+"""``crewgraph train``, ``crewgraph test`` and ``crewgraph log-tasks-outputs`` (CrewAI's commands).
+
+``train`` and ``test`` run ``Crew.train`` / ``Crew.test`` on the crew a target names (the
+project in the current folder by default), with CrewAI's options and defaults:
+``train -n 5 -f trained_agents_data.pkl`` and ``test -n 3 -m gpt-4o-mini``. During training
+each task's answer is shown on the terminal for feedback (Enter accepts it).
+``log-tasks-outputs`` lists the task outputs of a crew's latest checkpointed kickoff, with
+the task ids ``replay -t`` takes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from crewgraph.cli._errors import UserError, guarded
+from crewgraph.cli._inputs import parse_inputs
+from crewgraph.cli._llm import apply_llm, demo_llm
+from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, TargetArg
+from crewgraph.cli._target import Target, load_target
+
+__all__ = ["log_tasks_outputs", "test", "train"]
+
+_ITERATIONS_HELP = "Number of iterations to {} the crew."
+
+
+def _crew(target: str | None) -> Target:
+    found = load_target(target)
+    if found.kind != "crew":
+        raise UserError(f"this command works on crews; {found.label} is a {found.kind}")
+    return found
+
+
+@guarded
+def train(
+    n_iterations: Annotated[int, typer.Option("--n_iterations", "-n", "--n-iterations", min=1,
+                                              help=_ITERATIONS_HELP.format("train"))] = 5,
+    filename: Annotated[str, typer.Option("--filename", "-f", help="Where to save what the agents learnt (.pkl).")]
+    = "trained_agents_data.pkl",
+    target: TargetArg = None,
+    inputs: InputsOpt = None,
+    llm: LlmOpt = None,
+) -> None:
+    """Train the crew: run it N times, reviewing every task's answer on the terminal.
+
+    Your feedback makes the agent revise its answer; at the end each agent's model turns
+    the feedback into suggestions saved under the agent's role in FILENAME. Kickoffs in
+    this folder then follow the suggestions in trained_agents_data.pkl.
+    """
+    if not filename.endswith(".pkl"):
+        raise UserError(f"the training file must end with .pkl, got {filename!r}")
+    found = _crew(target)
+    apply_llm(found, llm)
+    crew = found.obj
+    crew.checkpoint = None  # reviews are answered live; a training run is not resumed
+    if crew.input_provider is None:
+        from crewgraph.cli._kickoff import TerminalFeedback
+
+        crew.input_provider = TerminalFeedback()  # the review on stderr, so stdout stays clean
+    data = parse_inputs(inputs, found.default_inputs)
+    typer.echo(f"Training crew {found.name!r} for {n_iterations} iteration(s)", err=True)
+    try:
+        crew.train(n_iterations=n_iterations, filename=filename, inputs=data)
+    except ValueError as exc:
+        raise UserError(f"training failed: {exc}") from exc
+    typer.echo(f"Training complete: {filename}", err=True)
+
+
+@guarded
+def test(
+    n_iterations: Annotated[int, typer.Option("--n_iterations", "-n", "--n-iterations", min=1,
+                                              help=_ITERATIONS_HELP.format("test"))] = 3,
+    model: Annotated[str, typer.Option("--model", "-m", help="The model that scores the tasks ('fake': offline).")]
+    = "gpt-4o-mini",
+    target: TargetArg = None,
+    inputs: InputsOpt = None,
+    llm: LlmOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Test the crew: run it N times and have MODEL score every task 1-10 (a table at the end)."""
+    found = _crew(target)
+    apply_llm(found, llm)
+    data = parse_inputs(inputs, found.default_inputs)
+    eval_llm: Any = demo_llm() if model.strip().lower() == "fake" else model
+    typer.echo(f"Testing crew {found.name!r} for {n_iterations} iteration(s) with {model}", err=True)
+    try:
+        result = found.obj.test(n_iterations=n_iterations, eval_llm=eval_llm, inputs=data)
+    except ValueError as exc:
+        raise UserError(f"testing failed: {exc}") from exc
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({**result.model_dump(), "crew_scores": result.crew_scores,
+                               "crew_average": result.crew_average}, indent=2))
+
+
+@guarded
+def log_tasks_outputs(
+    target: TargetArg = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the task outputs of the crew's latest kickoff (checkpointed), with their task ids."""
+    from crewgraph.cli._kickoff import configure_checkpoint
+    from crewgraph.runner.replay import TASK_IDS_META_KEY
+
+    found = _crew(target)
+    config = configure_checkpoint(found, True, db)
+    if not config.path.is_file():
+        raise UserError(f"no checkpoint database at {config.path}; run the crew first with `crewgraph run`")
+    graph = found.obj.compile()
+    with config.open_store() as store:
+        latest = store.latest_run(name=graph.name)
+        if latest is None:
+            raise UserError(f"no kickoff of {graph.name!r} recorded in {config.path}; run it first")
+        outputs = store.completed(latest.run_id)
+    ids = latest.meta.get(TASK_IDS_META_KEY) or []
+    rows: list[dict[str, Any]] = []
+    for n, plan in enumerate(graph.meta.get("tasks", [])):
+        task = found.obj.tasks[plan["index"]]
+        out = outputs.get(plan["final"])
+        rows.append({
+            "task_index": n + 1,
+            "task_id": ids[n] if n < len(ids) else "",
+            "name": plan["name"],
+            "description": task.description,
+            "expected_output": task.expected_output,
+            "output": getattr(out, "raw", None),
+        })
+    if as_json:
+        import json
+
+        typer.echo(json.dumps({"run_id": latest.run_id, "tasks": rows}, indent=2))
+        return
+    typer.echo(f"Run {latest.run_id} ({latest.status})")
+    for row in rows:
+        typer.echo(f"Task {row['task_index']}: {row['task_id']}")
+        typer.echo(f"Name: {row['name']}")
+        typer.echo(f"Description: {row['description']}")
+        typer.echo(f"Output: {row['output'] if row['output'] is not None else '(not finished)'}")
+        typer.echo("------")

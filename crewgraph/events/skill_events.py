@@ -1,0 +1,51 @@
+"""Events of loading Agent Skills (CrewAI's names and fields)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from crewgraph.events.base import BaseEvent
+
+__all__ = ["SkillActivatedEvent", "SkillDiscoveryCompletedEvent", "SkillDiscoveryStartedEvent", "SkillEvent",
+           "SkillLoadFailedEvent", "SkillLoadedEvent", "SkillUsedEvent"]
+
+
+class SkillEvent(BaseEvent):
+    event_type: ClassVar[str] = "skill"
+    skill_name: str = ""
+    skill_path: Path | None = None
+    from_agent: Any = None
+    from_task: Any = None
+
+
+class SkillDiscoveryStartedEvent(SkillEvent):
+    event_type: ClassVar[str] = "skill_discovery_started"
+    search_path: Path
+
+
+class SkillDiscoveryCompletedEvent(SkillEvent):
+    event_type: ClassVar[str] = "skill_discovery_completed"
+    search_path: Path
+    skills_found: int
+    skill_names: list[str]
+
+
+class SkillLoadedEvent(SkillEvent):
+    event_type: ClassVar[str] = "skill_loaded"
+    disclosure_level: int = 1
+
+
+class SkillActivatedEvent(SkillEvent):
+    event_type: ClassVar[str] = "skill_activated"
+    disclosure_level: int = 2
+
+
+class SkillLoadFailedEvent(SkillEvent):
+    event_type: ClassVar[str] = "skill_load_failed"
+    error: str
+
+
+class SkillUsedEvent(SkillEvent):
+    event_type: ClassVar[str] = "skill_used"
+    disclosure_level: int = 1

@@ -1,0 +1,1 @@
+"""CrewAI's experimental features, at ``crewai.experimental``'s import paths."""

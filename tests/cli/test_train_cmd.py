@@ -1,0 +1,87 @@
+"""`crewgraph train / test / log-tasks-outputs / replay -t TASK_ID` as `crewai`'s commands,
+in real subprocesses (reviews typed on stdin), offline on a scripted FakeLLM."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+MODULE = textwrap.dedent(
+    """
+    from crewgraph import Agent, Crew, Task
+    from crewgraph.testing import FakeLLM
+    from crewgraph.training.evaluation import TrainingTaskEvaluation
+
+
+    def reply(request):
+        if request.response_model is TrainingTaskEvaluation:
+            return TrainingTaskEvaluation(suggestions=["Be brief"], quality=9, final_summary="1. be brief")
+        if request.response_model is not None:
+            return request.response_model(quality=7)
+        last = request.messages[-1]["content"]
+        return "short poem" if "Human feedback" in str(last) else "long poem about " + str(last)[14:30]
+
+
+    def crew():
+        poet = Agent(role="Poet", goal="Write", llm=FakeLLM(default=reply))
+        return Crew(name="poets", agents=[poet], tasks=[
+            Task(name="poem", description="Write a poem on {topic}", expected_output="poem", agent=poet),
+            Task(name="title", description="Title it", expected_output="title", agent=poet),
+        ])
+    """
+)
+
+
+def _cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{cwd}", "CREWGRAPH_STORAGE_DIR": str(cwd / "store")}
+    env.pop("CREWGRAPH_LLM", None)
+    return subprocess.run([sys.executable, "-m", "crewgraph.cli", *args], cwd=cwd, env=env, input=stdin,
+                          capture_output=True, text=True, timeout=90)
+
+
+def test_train_then_kickoffs_follow_the_suggestions(tmp_path: Path) -> None:
+    (tmp_path / "poems.py").write_text(MODULE, encoding="utf-8")
+    proc = _cli(tmp_path, "train", "-n", "1", "-f", "trained_agents_data.pkl", "poems:crew", "-i", "topic=sea",
+                stdin="make it short\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "long poem" in proc.stderr and "Give feedback" in proc.stderr  # the review, on the terminal
+    with open(tmp_path / "trained_agents_data.pkl", "rb") as f:
+        assert pickle.load(f) == {"Poet": {"suggestions": ["Be brief"], "quality": 9.0, "final_summary": "1. be brief"}}
+    assert "Training complete" in proc.stderr
+
+    bad = _cli(tmp_path, "train", "-n", "0", "poems:crew")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    bad = _cli(tmp_path, "train", "-f", "model.txt", "poems:crew")
+    assert bad.returncode == 1 and "must end with .pkl" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_test_prints_the_score_table(tmp_path: Path) -> None:
+    (tmp_path / "poems.py").write_text(MODULE, encoding="utf-8")
+    proc = _cli(tmp_path, "test", "-n", "2", "-m", "fake", "poems:crew", "-i", "topic=sun", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "Tasks Scores" in proc.stdout and "Run 2" in proc.stdout and "Execution Time (s)" in proc.stdout
+    data = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert [t["task"] for t in data["tasks"]] == ["poem", "title"] and data["n_iterations"] == 2
+
+
+def test_log_tasks_outputs_then_replay_by_task_id(tmp_path: Path) -> None:
+    (tmp_path / "poems.py").write_text(MODULE, encoding="utf-8")
+    assert _cli(tmp_path, "run", "poems:crew", "-q", "-i", "topic=moon").returncode == 0
+    log = _cli(tmp_path, "log-tasks-outputs", "poems:crew")
+    assert log.returncode == 0, log.stderr
+    ids = re.findall(r"^Task \d: ([0-9a-f-]{36})$", log.stdout, re.M)
+    assert len(ids) == 2 and "Output: long poem about" in log.stdout
+    replay = _cli(tmp_path, "replay", "-t", ids[1], "poems:crew", "-q")
+    assert replay.returncode == 0, replay.stderr
+    assert "↺" not in replay.stderr
+    unknown = _cli(tmp_path, "replay", "--task_id", "0000", "poems:crew")
+    assert unknown.returncode == 1 and "Task with id '0000' not found" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
