@@ -22,6 +22,7 @@ from pydantic import (
 from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
+    agent_from_dump,
     check_guardrail,
     check_input_files,
     check_output_file,
@@ -110,6 +111,7 @@ class Task(BaseModel):
     )
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
+    _agent_from_dump = field_validator("agent", mode="before")(classmethod(lambda cls, v: agent_from_dump(v)))
 
     @field_validator("guardrail", mode="before")
     @classmethod
