@@ -157,7 +157,35 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
         input_files: dict[str, Any] | None = None, *, executor: Any = None,
     ) -> CrewOutput | CrewStreamingOutput:
-        """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``)."""
+        """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``).
+
+        As in CrewAI it goes through :meth:`kickoff` (in a worker thread) when a subclass or a
+        patch replaces ``kickoff``, and through :meth:`akickoff` when that is what is replaced."""
+        if _replaced(self, "kickoff"):
+            import asyncio
+
+            return await asyncio.to_thread(cast(Any, self).kickoff, inputs, from_checkpoint, input_files,
+                                           **_opt(executor=executor))
+        if _replaced(self, "akickoff"):
+            return await cast(Any, self).akickoff(inputs, from_checkpoint, input_files, **_opt(executor=executor))
+        return await self._kickoff_on_loop(inputs, from_checkpoint, input_files, executor)
+
+    async def akickoff(
+        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
+        input_files: dict[str, Any] | None = None, *, executor: Any = None,
+    ) -> CrewOutput | CrewStreamingOutput:
+        """CrewAI's native async kickoff: :meth:`kickoff_async` (a replaced ``kickoff`` runs in a thread)."""
+        if _replaced(self, "kickoff"):
+            import asyncio
+
+            return await asyncio.to_thread(cast(Any, self).kickoff, inputs, from_checkpoint, input_files,
+                                           **_opt(executor=executor))
+        return await self._kickoff_on_loop(inputs, from_checkpoint, input_files, executor)
+
+    async def _kickoff_on_loop(
+        self, inputs: dict[str, Any] | None, from_checkpoint: Any, input_files: dict[str, Any] | None,
+        executor: Any,
+    ) -> CrewOutput | CrewStreamingOutput:
         if executor is not None:
             check_executor(executor)
         if input_files:
@@ -184,6 +212,10 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         recorded and ``from_checkpoint=batch_id`` (or True) re-runs only unfinished inputs.
         See docs/distributed.md, "Batches". With ``stream=True``: one lazy stream per inputs dict.
         """
+        if _replaced(self, "kickoff"):  # CrewAI's loop: a fresh copy of the crew per input
+            _no_batch_options("kickoff_for_each (with kickoff replaced)", executor, max_concurrency,
+                              from_checkpoint)
+            return [cast(Any, self.copy()).kickoff(inputs=i) for i in check_batch_inputs(inputs)]
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
@@ -219,6 +251,13 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         With ``stream=True``: one stream merging the chunks of every run as they arrive
         (``chunk.run_id`` tells them apart); ``.results`` then holds the outputs in input order.
         """
+        if any(_replaced(self, name) for name in ("kickoff", "kickoff_async", "akickoff")):
+            import asyncio
+
+            _no_batch_options("kickoff_for_each_async (with kickoff replaced)", executor, max_concurrency,
+                              from_checkpoint)
+            runs = [cast(Any, self.copy()).kickoff_async(inputs=i) for i in check_batch_inputs(inputs)]
+            return list(await asyncio.gather(*runs))
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
@@ -228,6 +267,14 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
         return await for_each_async(self, inputs, executor=executor, max_concurrency=max_concurrency,
                                     from_checkpoint=from_checkpoint)
+
+    async def akickoff_for_each(
+        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
+        from_checkpoint: Any = None,
+    ) -> list[CrewOutput] | CrewStreamingOutput:
+        """CrewAI's native async batch: :meth:`kickoff_for_each_async`."""
+        return await self.kickoff_for_each_async(inputs, executor=executor, max_concurrency=max_concurrency,
+                                                 from_checkpoint=from_checkpoint)
 
     async def _run_with_files(self, inputs: dict[str, Any] | None, from_checkpoint: Any,
                               input_files: dict[str, Any], executor: Any = None) -> CrewOutput:
@@ -355,6 +402,22 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         return list(knowledge.query(query, results_limit=results_limit, score_threshold=score_threshold))
 
 
+def _replaced(crew: Any, name: str) -> bool:
+    """Whether ``crew``'s class (a subclass, or a patch of ``Crew``) replaces ``Crew.<name>``."""
+    return getattr(type(crew), name) is not _DEFAULTS[name]
+
+
+def _opt(**options: Any) -> dict[str, Any]:
+    """The crewgraph-only keywords that were given (a replaced kickoff may not take them)."""
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def check_batch_inputs(inputs: Any) -> list[dict[str, Any]]:
+    from crewgraph.runner.batch import check_inputs
+
+    return check_inputs(inputs)
+
+
 def _no_batch_options(method: str, executor: Any, max_concurrency: int | None, from_checkpoint: Any) -> None:
     """Streaming batches run as before; the batch options are refused, not ignored."""
     given = [n for n, v in (("executor", executor), ("max_concurrency", max_concurrency),
@@ -362,3 +425,6 @@ def _no_batch_options(method: str, executor: Any, max_concurrency: int | None, f
     if given:
         raise ValueError(f"{method}({', '.join(given)}=...) is not supported with stream=True; "
                          "turn streaming off to run a batch with these options")
+
+
+_DEFAULTS = {name: getattr(Crew, name) for name in ("kickoff", "kickoff_async", "akickoff")}

@@ -52,6 +52,9 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     except RuntimeError:
         return _run(coro)
     from concurrent.futures import ThreadPoolExecutor
+    from contextvars import copy_context
 
+    # The caller's context variables go along (as asyncio.to_thread does), so a run started
+    # from inside another knows what the outer one set (the default Agent.execute_task, usage scopes).
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="crewgraph-sync") as pool:
-        return pool.submit(_run, coro).result()
+        return pool.submit(copy_context().run, _run, coro).result()

@@ -10,6 +10,7 @@ the task ids ``replay -t`` takes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -50,20 +51,20 @@ def train(
     """
     if not filename.endswith(".pkl"):
         raise UserError(f"the training file must end with .pkl, got {filename!r}")
-    found = _crew(target)
-    apply_llm(found, llm)
-    crew = found.obj
-    crew.checkpoint = None  # reviews are answered live; a training run is not resumed
-    if crew.input_provider is None:
-        from crewgraph.cli._kickoff import TerminalFeedback
 
-        crew.input_provider = TerminalFeedback()  # the review on stderr, so stdout stays clean
-    data = parse_inputs(inputs, found.default_inputs)
-    typer.echo(f"Training crew {found.name!r} for {n_iterations} iteration(s)", err=True)
-    try:
+    def prepare(crew: Any) -> None:
+        apply_llm(Target(obj=crew, kind="crew", label=crew.name or "crew"), llm)
+        crew.checkpoint = None  # reviews are answered live; a training run is not resumed
+        if crew.input_provider is None:
+            from crewgraph.cli._kickoff import TerminalFeedback
+
+            crew.input_provider = TerminalFeedback()  # the review on stderr, so stdout stays clean
+
+    def run(crew: Any, data: dict[str, Any]) -> None:
         crew.train(n_iterations=n_iterations, filename=filename, inputs=data)
-    except ValueError as exc:
-        raise UserError(f"training failed: {exc}") from exc
+
+    _in_project(target, "train", (str(n_iterations), filename), inputs, prepare, run,
+                f"Training for {n_iterations} iteration(s)")
     typer.echo(f"Training complete: {filename}", err=True)
 
 
@@ -79,20 +80,66 @@ def test(
     as_json: JsonOpt = False,
 ) -> None:
     """Test the crew: run it N times and have MODEL score every task 1-10 (a table at the end)."""
-    found = _crew(target)
-    apply_llm(found, llm)
-    data = parse_inputs(inputs, found.default_inputs)
+    import contextlib
+    import sys
+
     eval_llm: Any = demo_llm() if model.strip().lower() == "fake" else model
-    typer.echo(f"Testing crew {found.name!r} for {n_iterations} iteration(s) with {model}", err=True)
-    try:
-        result = found.obj.test(n_iterations=n_iterations, eval_llm=eval_llm, inputs=data)
-    except ValueError as exc:
-        raise UserError(f"testing failed: {exc}") from exc
-    if as_json:
+    results: list[Any] = []
+
+    def prepare(crew: Any) -> None:
+        apply_llm(Target(obj=crew, kind="crew", label=crew.name or "crew"), llm)
+
+    def run(crew: Any, data: dict[str, Any]) -> None:
+        results.append(crew.test(n_iterations=n_iterations, eval_llm=eval_llm, inputs=data))
+
+    # with --json, stdout holds only the JSON: the table goes to stderr
+    table_to = contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
+    with table_to:
+        _in_project(target, "test", (str(n_iterations), model), inputs, prepare, run,
+                    f"Testing for {n_iterations} iteration(s) with {model}", results)
+    if as_json and results:
         import json
 
+        result = results[-1]
         typer.echo(json.dumps({**result.model_dump(), "crew_scores": result.crew_scores,
                                "crew_average": result.crew_average}, indent=2))
+
+
+def _in_project(
+    target: str | None, script: str, args: tuple[str, str], inputs: list[str] | None,
+    prepare: Callable[[Any], None], run: Callable[[Any, dict[str, Any]], None], what: str,
+    results: list[Any] | None = None,
+) -> None:
+    """Run ``run(crew, inputs)`` on the crew the command means (see the module docstring)."""
+    from pathlib import Path
+
+    from crewgraph.cli._project_entry import argv, each_crew, project_crew, project_function
+    from crewgraph.cli._target import names_target, prepare_project
+
+    overrides = parse_inputs(inputs)
+    try:
+        if target is None:
+            cwd = Path.cwd().resolve()
+            if not names_target(prepare_project(cwd)):
+                found_fn = project_function(cwd, script)
+                if found_fn is not None:  # CrewAI's main.py train()/test(): they read sys.argv
+                    func, source = found_fn
+                    typer.echo(f"{what}: {source}", err=True)
+                    with argv(script, *args), each_crew(prepare, overrides, results if results is not None else []):
+                        func()
+                    return
+                captured = project_crew(cwd)
+                if captured is not None:
+                    prepare(captured.crew)
+                    typer.echo(f"{what}: the crew {captured.source} kicks off", err=True)
+                    run(captured.crew, {**captured.inputs, **overrides})
+                    return
+        found = _crew(target)
+        prepare(found.obj)
+        typer.echo(f"{what}: crew {found.name!r}", err=True)
+        run(found.obj, {**found.default_inputs, **overrides})
+    except ValueError as exc:
+        raise UserError(f"{script} failed: {exc}") from exc
 
 
 @guarded

@@ -36,6 +36,7 @@ from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.ids import slugify
 from crewgraph.nodes.agent_step import AgentStepNode
 from crewgraph.nodes.external_agent import ExternalAgentNode
+from crewgraph.spec._execute_override import overridden, routes_through_execute_task
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.process import Process
 from crewgraph.spec.task import Task
@@ -168,7 +169,7 @@ def _task_nodes(
 ) -> TaskPlan:
     key = task_key(task, index)
     name = task.name or task.display_name()
-    if not isinstance(task.agent, Agent):
+    if not isinstance(task.agent, Agent) or routes_through_execute_task(task.agent):
         return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
     agent: Agent = task.agent
     tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
@@ -196,11 +197,17 @@ def _external_task_nodes(
     graph: ExecutionGraph, crew: Any, task: Task, key: str, name: str, index: int, context_nodes: Sequence[str]
 ) -> TaskPlan:
     """A task whose agent is a third-party ``BaseAgent``: an ``external_agent`` node calling its
-    ``execute_task``, then the same output chain as any task."""
+    ``execute_task``, then the same output chain as any task.
+
+    An ``Agent`` gets here when its ``execute_task`` is overridden or patched (CrewAI's seam): the
+    override is the agent's whole work, memory included (the default, reached through ``super()``,
+    recalls and saves), so no memory nodes are added around it."""
     agent: Any = task.agent
     tools = list(task.tools or agent.tools or [])
     tools.extend(_delegation_tools(crew, agent))
-    memory_obj = agent_memory(crew, agent)
+    own_seam = isinstance(agent, Agent)
+    memory_obj = None if own_seam else agent_memory(crew, agent)
+    method = "aexecute_task" if (own_seam and not overridden(agent, "execute_task")) else "execute_task"
     recall_id = add_recall(graph, key, name, task, memory_obj)
     step = ExternalAgentNode(
         id=f"{key}.agent",
@@ -214,6 +221,7 @@ def _external_task_nodes(
         memory_node=recall_id,
         llm=agent.llm if agent.llm is not None else getattr(crew, "llm", None),
         rpm_keys=rpm_keys(crew, agent),
+        method=method,
     )
     graph.add_node(step, task=key)
     if recall_id is not None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from crewgraph._internal.interpolate import missing_placeholders
 from crewgraph.errors import CompileError
-from crewgraph.spec._crew_rules import crew_problems, task_label
+from crewgraph.spec._crew_rules import crew_problems, raise_problems, task_label
 from crewgraph.spec.task import Task
 
 __all__ = ["task_label", "validate_crew"]
@@ -21,6 +21,8 @@ __all__ = ["task_label", "validate_crew"]
 def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
     """Raise one CompileError listing every problem (the first one's task in ``.task``)."""
     tasks: list[Task] = list(crew.tasks)
+    if not tasks:  # built without tasks (allowed, as in CrewAI): the definition error, at kickoff
+        raise_problems(type(crew).__name__, crew_problems(crew), crew)
     problems: list[tuple[str | None, str]] = [(p.task, p.message) for p in crew_problems(crew)]
     index = {t.id: i for i, t in enumerate(tasks)}
     for i, task in enumerate(tasks):

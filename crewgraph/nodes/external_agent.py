@@ -1,4 +1,5 @@
-"""``external_agent``: a task done by a third-party agent (a ``BaseAgent`` that is not ``Agent``).
+"""``external_agent``: a task done by a third-party agent (a ``BaseAgent`` that is not ``Agent``),
+or by an ``Agent`` whose ``execute_task``/``aexecute_task`` a subclass or a patch replaces.
 
 CrewAI's contract for such agents is ``execute_task(task, context, tools) -> str``;
 this node is where the graph calls it. The agent object is user code, so the
@@ -50,6 +51,9 @@ class ExternalAgentNode(Node):
     previous_output: str | None = None
     base_messages: tuple[dict[str, Any], ...] = ()
     """Accepted for a guardrail's redo (an agent step's field); a third-party agent has no prompt."""
+    method: str = "execute_task"
+    """The agent's method this node calls: ``execute_task``, or ``aexecute_task`` when that is the
+    one a subclass overrides (the compiler decides)."""
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         task = self.task.model_copy(
@@ -70,7 +74,7 @@ class ExternalAgentNode(Node):
             )
         )
         tools = list(self.tools)
-        execute = self.agent.execute_task
+        execute = getattr(self.agent, self.method)
         if inspect.iscoroutinefunction(execute):
             answer = await execute(task, context or None, tools)
         else:

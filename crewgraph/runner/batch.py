@@ -71,8 +71,11 @@ class LocalItemRunner:
     async def run(self, crew: CrewSpec, inputs: dict[str, Any], *, run_id: str | None, name: str,
                   resume: RunTransfer | None) -> tuple[Any, RunTransfer | None]:
         from crewgraph.runner import run_crew
+        from crewgraph.spec._copy import copy_agent
 
         ckpt = None if run_id is None or self.path is None else CheckpointConfig(path=self.path, run_id=run_id)
+        if crew.manager_agent is not None:  # each input gets its own manager, as CrewAI's crew.copy() does
+            crew = crew.model_copy(update={"manager_agent": copy_agent(crew.manager_agent)})
         return await run_crew(crew, inputs, from_checkpoint=ckpt), None
 
     def default_concurrency(self, total: int) -> int:

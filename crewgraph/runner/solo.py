@@ -31,7 +31,9 @@ KICKOFF_EXPECTED_OUTPUT = "A complete, helpful answer to the user's last message
 
 
 def _solo_task(task: Task, agent: BaseAgent | None, tools: list[Any] | None) -> Task:
-    who = agent if agent is not None else task.agent
+    from crewgraph.spec.duck_agent import as_base_agent
+
+    who = as_base_agent(agent) if agent is not None else task.agent
     if who is None:
         raise ValueError(
             f"The task {task.display_name()!r} has no agent assigned, therefore it can't be executed "

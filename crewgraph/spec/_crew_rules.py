@@ -40,15 +40,18 @@ def task_label(task: Any, index: int) -> str:
     return f"task #{index + 1} ({task.display_name()!r})"
 
 
-def crew_problems(crew: Any) -> list[CrewProblem]:
-    """Every definition rule ``crew`` breaks (empty when it is fine)."""
+def crew_problems(crew: Any, *, at_definition: bool = False) -> list[CrewProblem]:
+    """Every definition rule ``crew`` breaks (empty when it is fine).
+
+    ``at_definition``: the checks ``Crew(...)`` makes. As in CrewAI, a crew may be built
+    without tasks (and given them later); the missing tasks are reported at kickoff."""
     tasks = list(crew.tasks)
     process = Process(crew.process)
     problems: list[CrewProblem] = []
-    if not tasks:
+    if not tasks and not at_definition:
         problems.append(CrewProblem(("tasks",), "missing_tasks", "A crew needs at least one task: `tasks` is empty."))
     members = [a for a in crew.agents if crew.manager_agent is None or a.id != crew.manager_agent.id]
-    if not members:
+    if not members and (tasks or not at_definition):
         problems.append(
             CrewProblem(
                 ("agents",),

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from crewgraph.spec import _execute_override
 from crewgraph.spec._dump import JSON_NAMED
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from crewgraph.outputs import LiteAgentOutput
 
 __all__ = ["Agent"]
+
+_TASK_OUTPUT_CHAIN = ("guardrail", "output_pydantic", "output_json", "output_file", "callback")
+"""What the task does with the agent's answer (not part of ``execute_task``'s work)."""
 
 
 class Agent(BaseAgent):
@@ -120,7 +124,16 @@ class Agent(BaseAgent):
         return self
 
     _validate_guardrail = field_validator("guardrail", mode="before")(classmethod(lambda cls, v: check_guardrail(v)))
-    _validate_llm = field_validator("function_calling_llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
+    @field_validator("function_calling_llm", mode="before")
+    @classmethod
+    def _function_calling_llm(cls, v: Any) -> Any:
+        """A model name becomes an ``LLM``, as CrewAI's ``create_llm`` makes it (YAML gives names)."""
+        v = check_llm(v)
+        if isinstance(v, str):
+            from crewgraph.llm import LLM
+
+            return LLM(model=v.strip())
+        return v
 
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
@@ -155,9 +168,27 @@ class Agent(BaseAgent):
 
     # ------------------------------------------------------------------ BaseAgent's contract
     def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
-        """Do ``task`` and return the answer: ``task.execute_sync(agent=self, ...)``'s text."""
+        """Do ``task`` (with ``context``, the text of the tasks it depends on) and return the answer.
+
+        This is CrewAI's seam: a subclass overriding it (or a patch of ``Agent.execute_task``) is
+        what runs the agent's tasks in a crew. The default runs the agent's work on the engine:
+        the model turns, tools, memory, knowledge and reasoning, not the task's guardrails,
+        structured output or output file (the task does those with what this returns, as in CrewAI).
+        """
+        from crewgraph._internal.sync import run_sync
+
+        return run_sync(self.aexecute_task(task, context, tools))
+
+    async def aexecute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
+        """:meth:`execute_task` on the current event loop (CrewAI's async twin; overridable the same way)."""
+        from crewgraph.runner.solo import run_task
+        from crewgraph.spec._execute_override import engine_path
+
         tools = tools if tools is not None else self._executor_tools
-        return str(task.execute_sync(agent=self, context=context, tools=tools).raw)
+        work = task.model_copy(update={name: None for name in _TASK_OUTPUT_CHAIN} | {"guardrails": []})
+        with engine_path(self):
+            output = await run_task(work, agent=self, context=context, tools=tools)
+        return str(output.raw)
 
     def create_agent_executor(self, tools: list[Any] | None = None) -> None:
         """Set the tools ``execute_task`` gives a task that names none (validated like ``tools``);
@@ -178,3 +209,6 @@ class Agent(BaseAgent):
 
     def __repr__(self) -> str:
         return f"Agent(role={self.role!r}, goal={self.goal[:40]!r})"
+
+
+_execute_override.remember_defaults(Agent.execute_task, Agent.aexecute_task)

@@ -14,7 +14,7 @@ facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self, cast
 
 from pydantic import (
     UUID4,
@@ -26,8 +26,15 @@ from pydantic import (
     model_validator,
 )
 
+from crewgraph.security.fingerprint import Fingerprint
+from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._unsupported import reject_unsupported
-from crewgraph.spec._validators import check_knowledge_sources, check_llm, check_policy
+from crewgraph.spec._validators import (
+    agent_from_dump,
+    check_knowledge_sources,
+    check_llm,
+    check_policy,
+)
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.base_agent import BaseAgent
 from crewgraph.spec.process import Process
@@ -79,6 +86,9 @@ class CrewSpec(BaseModel):
     before_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
     after_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
     tool_failure_policy: Any = None
+    security_config: SecurityConfigField = Field(
+        default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
+    )
     checkpoint: Any = None
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
@@ -124,6 +134,9 @@ class CrewSpec(BaseModel):
     def _check_executor(cls, value: Any) -> Any:
         return check_executor(value)
 
+    _agents_from_dump = field_validator("agents", mode="before")(
+        classmethod(lambda cls, v: [agent_from_dump(a) for a in v] if isinstance(v, list) else v)
+    )
     _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))
     )
@@ -158,10 +171,21 @@ class CrewSpec(BaseModel):
                 known.add(task.agent.id)
         from crewgraph.spec._crew_rules import crew_problems, raise_problems
 
-        raise_problems(type(self).__name__, crew_problems(self), self)
+        raise_problems(type(self).__name__, crew_problems(self, at_definition=True), self)
         return self
 
+    def copy(self) -> Self:  # type: ignore[override]  # CrewAI's Crew.copy(), not pydantic's deprecated one
+        """A fresh copy for another run (CrewAI's): new ids, copied agents, tasks and manager agent."""
+        from crewgraph.spec._copy import copy_crew
+
+        return cast("Self", copy_crew(self))
+
     # ------------------------------------------------------------------ memory
+    @property
+    def fingerprint(self) -> Fingerprint:
+        """The crew's identity (``security_config.fingerprint``); events name it as their source."""
+        return self.security_config.fingerprint
+
     @property
     def memory_enabled(self) -> bool:
         return self.memory is not False and self.memory is not None

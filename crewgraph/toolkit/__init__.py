@@ -36,6 +36,8 @@ _RAG_TOOLS = frozenset(
 _HOSTED_TOOLS = {
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
+    "BedrockInvokeAgentTool": "crewgraph.toolkit.bedrock_tools",
+    "BedrockKBRetrieverTool": "crewgraph.toolkit.bedrock_tools",
     "BraveImageSearchTool": "crewgraph.toolkit.brave_tools",
     "BraveLLMContextTool": "crewgraph.toolkit.brave_tools",
     "BraveLocalPOIsDescriptionTool": "crewgraph.toolkit.brave_tools",
@@ -62,6 +64,7 @@ _HOSTED_TOOLS = {
     "JinaScrapeWebsiteTool": "crewgraph.toolkit.jina_tool",
     "LinkupSearchTool": "crewgraph.toolkit.linkup_tool",
     "LlamaIndexTool": "crewgraph.toolkit.llamaindex_tool",
+    "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
@@ -73,6 +76,12 @@ _HOSTED_TOOLS = {
     "OxylabsUniversalScraperTool": "crewgraph.toolkit.oxylabs_tools",
     "PGSearchTool": "crewgraph.toolkit.pg_search_tool",
     "ParallelSearchTool": "crewgraph.toolkit.parallel_tool",
+    "PatronusEvalTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusLocalEvaluatorTool": "crewgraph.toolkit.patronus_tools",
+    "PatronusPredefinedCriteriaEvalTool": "crewgraph.toolkit.patronus_tools",
+    "QdrantVectorSearchTool": "crewgraph.toolkit.qdrant_tool",
+    "S3ReaderTool": "crewgraph.toolkit.s3_tools",
+    "S3WriterTool": "crewgraph.toolkit.s3_tools",
     "ScrapegraphScrapeTool": "crewgraph.toolkit.scrapegraph_tool",
     "ScrapegraphScrapeToolSchema": "crewgraph.toolkit.scrapegraph_tool",
     "ScrapflyScrapeWebsiteTool": "crewgraph.toolkit.scrapfly_tool",
@@ -98,12 +107,16 @@ _HOSTED_TOOLS = {
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
+    "ZapierActionTool": "crewgraph.toolkit.zapier_tools",
+    "ZapierActionTools": "crewgraph.toolkit.zapier_tools",
 }
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 __all__ = [
     "ApifyActorsTool",
     "ArxivPaperTool",
+    "BedrockInvokeAgentTool",
+    "BedrockKBRetrieverTool",
     "BraveImageSearchTool",
     "BraveLLMContextTool",
     "BraveLocalPOIsDescriptionTool",
@@ -136,6 +149,7 @@ __all__ = [
     "LinkupSearchTool",
     "LlamaIndexTool",
     "MCPServerAdapter",
+    "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
     "MySQLSearchTool",
@@ -147,6 +161,12 @@ __all__ = [
     "OxylabsUniversalScraperTool",
     "PGSearchTool",
     "ParallelSearchTool",
+    "PatronusEvalTool",
+    "PatronusLocalEvaluatorTool",
+    "PatronusPredefinedCriteriaEvalTool",
+    "QdrantVectorSearchTool",
+    "S3ReaderTool",
+    "S3WriterTool",
     "ScrapeElementFromWebsiteTool",
     "ScrapeWebsiteTool",
     "ScrapegraphScrapeTool",
@@ -174,6 +194,8 @@ __all__ = [
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
+    "ZapierActionTool",
+    "ZapierActionTools",
 ]
 
 

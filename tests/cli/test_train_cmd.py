@@ -67,8 +67,8 @@ def test_test_prints_the_score_table(tmp_path: Path) -> None:
     (tmp_path / "poems.py").write_text(MODULE, encoding="utf-8")
     proc = _cli(tmp_path, "test", "-n", "2", "-m", "fake", "poems:crew", "-i", "topic=sun", "--json")
     assert proc.returncode == 0, proc.stderr
-    assert "Tasks Scores" in proc.stdout and "Run 2" in proc.stdout and "Execution Time (s)" in proc.stdout
-    data = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert "Tasks Scores" in proc.stderr and "Run 2" in proc.stderr and "Execution Time (s)" in proc.stderr
+    data = json.loads(proc.stdout)  # with --json the table goes to stderr
     assert [t["task"] for t in data["tasks"]] == ["poem", "title"] and data["n_iterations"] == 2
 
 
@@ -85,3 +85,40 @@ def test_log_tasks_outputs_then_replay_by_task_id(tmp_path: Path) -> None:
     unknown = _cli(tmp_path, "replay", "--task_id", "0000", "poems:crew")
     assert unknown.returncode == 1 and "Task with id '0000' not found" in unknown.stderr
     assert "Traceback" not in unknown.stderr
+
+
+def test_train_and_test_in_a_project_folder(tmp_path: Path) -> None:
+    """Without MODULE:ATTR the commands work on the project in the current folder, as crewai's."""
+    from crewgraph.cli.create_cmd import scaffold_crew
+
+    root = scaffold_crew("trainable", tmp_path)
+    proc = _cli(root, "train", "-n", "1", "--llm", "fake", stdin="be brief\nshorter\n")
+    assert proc.returncode == 0, proc.stderr
+    with open(root / "trained_agents_data.pkl", "rb") as f:
+        trained = pickle.load(f)
+    assert trained and all(set(v) == {"suggestions", "quality", "final_summary"} for v in trained.values())
+    proc = _cli(root, "test", "-n", "1", "-m", "fake", "--llm", "fake")
+    assert proc.returncode == 0, proc.stderr
+    assert "Tasks Scores" in proc.stdout and "Task 2" in proc.stdout
+
+
+def test_a_crewai_style_train_function_is_called_with_its_argv(tmp_path: Path) -> None:
+    """CrewAI's main.py has train() reading sys.argv[1:3]; `crewgraph train` calls it so."""
+    from crewgraph.cli.create_cmd import scaffold_crew
+
+    root = scaffold_crew("argvtrain", tmp_path)
+    main = root / "src" / "argvtrain" / "main.py"
+    main.write_text(main.read_text(encoding="utf-8") + textwrap.dedent(
+        """
+
+        def train():
+            import sys
+
+            Argvtrain().crew().train(n_iterations=int(sys.argv[1]), filename=sys.argv[2],
+                                     inputs={"topic": "robots", "current_year": "2031"})
+        """
+    ), encoding="utf-8")
+    proc = _cli(root, "train", "-n", "1", "-f", "custom.pkl", "--llm", "fake", stdin="more detail\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "src/argvtrain/main.py" in proc.stderr and "robots" in proc.stderr  # its inputs reached the crew
+    assert (root / "custom.pkl").is_file()

@@ -58,11 +58,15 @@ def test_context_naming_a_later_task(a: Agent) -> None:
 
 
 def test_no_tasks_or_no_agents(a: Agent) -> None:
+    """As in CrewAI, a crew may be built without tasks; the missing tasks are reported at kickoff."""
+    crew = Crew(agents=[a], tasks=[])
     with pytest.raises(ValidationError) as info:
-        Crew(agents=[a])
+        crew.kickoff()
     assert _errors(info) == [(("tasks",), "missing_tasks")]
+    crew.tasks.append(Task(description="d", expected_output="x", agent=a))
+    assert crew.compile() is not None  # given its tasks later, it runs
     with pytest.raises(ValidationError) as both:
-        Crew()
+        Crew().kickoff()
     assert _errors(both) == [(("tasks",), "missing_tasks"), (("agents",), "missing_agents")]
     with pytest.raises(ValidationError) as members:
         Crew(tasks=[Task(description="d", expected_output="x")], process=Process.hierarchical, manager_llm="gpt-4o")
