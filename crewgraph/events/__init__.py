@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crewgraph._internal.lazy import lazy_getattr
+from crewgraph._internal.crewai_paths import PATHS as _PATHS
+from crewgraph._internal.facade import facade_getattr, public_names
 
 if TYPE_CHECKING:
     from crewgraph.events.agent_events import (
@@ -32,8 +33,12 @@ if TYPE_CHECKING:
     )
     from crewgraph.events.flow_events import (
         FlowFinishedEvent,
+        FlowInputReceivedEvent,
+        FlowInputRequestedEvent,
         FlowPausedEvent,
         FlowStartedEvent,
+        HumanFeedbackReceivedEvent,
+        HumanFeedbackRequestedEvent,
         MethodExecutionFailedEvent,
         MethodExecutionFinishedEvent,
         MethodExecutionStartedEvent,
@@ -91,9 +96,13 @@ _EXPORTS = {
     "Depends": "crewgraph.events.bus",
     "EventHandler": "crewgraph.events.bus",
     "FlowFinishedEvent": "crewgraph.events.flow_events",
+    "FlowInputReceivedEvent": "crewgraph.events.flow_events",
+    "FlowInputRequestedEvent": "crewgraph.events.flow_events",
     "FlowPausedEvent": "crewgraph.events.flow_events",
     "FlowStartedEvent": "crewgraph.events.flow_events",
     "GuardrailCompletedEvent": "crewgraph.events.guardrail_events",
+    "HumanFeedbackReceivedEvent": "crewgraph.events.flow_events",
+    "HumanFeedbackRequestedEvent": "crewgraph.events.flow_events",
     "GuardrailStartedEvent": "crewgraph.events.guardrail_events",
     "KnowledgeQueryCompletedEvent": "crewgraph.events.knowledge_events",
     "KnowledgeQueryFailedEvent": "crewgraph.events.knowledge_events",
@@ -154,10 +163,14 @@ __all__ = [
     "Depends",
     "EventHandler",
     "FlowFinishedEvent",
+    "FlowInputReceivedEvent",
+    "FlowInputRequestedEvent",
     "FlowPausedEvent",
     "FlowStartedEvent",
     "GuardrailCompletedEvent",
     "GuardrailStartedEvent",
+    "HumanFeedbackReceivedEvent",
+    "HumanFeedbackRequestedEvent",
     "KnowledgeQueryCompletedEvent",
     "KnowledgeQueryFailedEvent",
     "KnowledgeQueryStartedEvent",
@@ -202,4 +215,7 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+# CrewAI's names for the same things (``crewai_event_bus``...), from the path table.
+__all__ = public_names({*__all__, *_PATHS[__name__]})
+
+__getattr__ = facade_getattr(__name__, _EXPORTS)

@@ -8,8 +8,12 @@ from crewgraph.events.base import BaseEvent
 
 __all__ = [
     "FlowFinishedEvent",
+    "FlowInputReceivedEvent",
+    "FlowInputRequestedEvent",
     "FlowPausedEvent",
     "FlowStartedEvent",
+    "HumanFeedbackReceivedEvent",
+    "HumanFeedbackRequestedEvent",
     "MethodExecutionFailedEvent",
     "MethodExecutionFinishedEvent",
     "MethodExecutionStartedEvent",
@@ -38,8 +42,8 @@ class FlowPausedEvent(BaseEvent):
 
 
 class MethodExecutionStartedEvent(BaseEvent):
-    """A flow method is about to run. ``state``: a copy of the flow state as the method
-    starts; ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
+    """A flow method is about to run. ``state``: a dict snapshot of the flow state as the
+    method starts (a structured state dumped, as CrewAI's); ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
 
     event_type: ClassVar[str] = "method_execution_started"
     flow_name: str
@@ -49,7 +53,7 @@ class MethodExecutionStartedEvent(BaseEvent):
 
 
 class MethodExecutionFinishedEvent(BaseEvent):
-    """A flow method returned; ``state`` is a copy of the flow state right after it."""
+    """A flow method returned; ``state`` is a dict snapshot of the flow state right after it."""
 
     event_type: ClassVar[str] = "method_execution_finished"
     flow_name: str
@@ -64,3 +68,46 @@ class MethodExecutionFailedEvent(BaseEvent):
     flow_name: str
     method_name: str
     error: str
+
+
+class FlowInputRequestedEvent(BaseEvent):
+    """``self.ask(message)`` is about to ask its input provider."""
+
+    event_type: ClassVar[str] = "flow_input_requested"
+    flow_name: str
+    method_name: str | None = None
+    message: str
+    metadata: dict[str, Any] | None = None
+
+
+class FlowInputReceivedEvent(BaseEvent):
+    """The answer to ``self.ask(message)`` (``response`` None: timed out or no answer)."""
+
+    event_type: ClassVar[str] = "flow_input_received"
+    flow_name: str
+    method_name: str | None = None
+    message: str
+    response: str | None = None
+    metadata: dict[str, Any] | None = None
+    response_metadata: dict[str, Any] | None = None
+
+
+class HumanFeedbackRequestedEvent(BaseEvent):
+    """A ``@human_feedback`` method shows its output to a person."""
+
+    event_type: ClassVar[str] = "human_feedback_requested"
+    flow_name: str
+    method_name: str
+    output: Any = None
+    message: str
+    emit: list[str] | None = None
+
+
+class HumanFeedbackReceivedEvent(BaseEvent):
+    """The person's feedback on a ``@human_feedback`` method (``outcome``: the label it chose)."""
+
+    event_type: ClassVar[str] = "human_feedback_received"
+    flow_name: str
+    method_name: str
+    feedback: str
+    outcome: str | None = None

@@ -19,9 +19,12 @@ from pydantic import (
     model_validator,
 )
 
+from crewgraph.security.fingerprint import Fingerprint
+from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
+    agent_from_dump,
     check_guardrail,
     check_input_files,
     check_output_file,
@@ -68,6 +71,9 @@ class Task(BaseModel):
     guardrail_max_retries: int = Field(default=3, ge=0)
     callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     tool_failure_policy: Any = None
+    security_config: SecurityConfigField = Field(
+        default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
+    )
     resources: dict[str, float] | None = Field(
         default=None,
         description="What the task's agent step needs where it runs on Ray ({'GPU': 1}); unused locally",
@@ -110,6 +116,7 @@ class Task(BaseModel):
     )
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
+    _agent_from_dump = field_validator("agent", mode="before")(classmethod(lambda cls, v: agent_from_dump(v)))
 
     @field_validator("guardrail", mode="before")
     @classmethod
@@ -199,6 +206,11 @@ class Task(BaseModel):
     def record_output(self, output: "TaskOutput") -> None:
         """Keep ``output`` as the task's latest result (``task.output``)."""
         self._output = output
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        """The task's identity (``security_config.fingerprint``); events name it as their source."""
+        return self.security_config.fingerprint
 
     @property
     def own_tools(self) -> list[Any]:
