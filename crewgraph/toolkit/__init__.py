@@ -34,6 +34,7 @@ _RAG_TOOLS = frozenset(
 )
 
 _HOSTED_TOOLS = {
+    "AIMindTool": "crewgraph.toolkit.aimind_tool",
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
     "BedrockInvokeAgentTool": "crewgraph.toolkit.bedrock_tools",
@@ -52,7 +53,12 @@ _HOSTED_TOOLS = {
     "BrowserbaseLoadTool": "crewgraph.toolkit.browserbase_tool",
     "CodeDocsSearchTool": "crewgraph.toolkit.web_rag_tools",
     "ComposioTool": "crewgraph.toolkit.composio_tool",
+    "ContextualAICreateAgentTool": "crewgraph.toolkit.contextualai_tools",
+    "ContextualAIParseTool": "crewgraph.toolkit.contextualai_tools",
+    "ContextualAIQueryTool": "crewgraph.toolkit.contextualai_tools",
+    "ContextualAIRerankTool": "crewgraph.toolkit.contextualai_tools",
     "DallETool": "crewgraph.toolkit.openai_tools",
+    "DatabricksQueryTool": "crewgraph.toolkit.databricks_tool",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FileCompressorTool": "crewgraph.toolkit.file_compressor_tool",
@@ -67,6 +73,7 @@ _HOSTED_TOOLS = {
     "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "MultiOnTool": "crewgraph.toolkit.multion_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
     "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
     "OCRTool": "crewgraph.toolkit.openai_tools",
@@ -113,6 +120,7 @@ _HOSTED_TOOLS = {
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 __all__ = [
+    "AIMindTool",
     "ApifyActorsTool",
     "ArxivPaperTool",
     "BedrockInvokeAgentTool",
@@ -133,7 +141,12 @@ __all__ = [
     "CodeExecutionResult",
     "CodeInterpreterTool",
     "ComposioTool",
+    "ContextualAICreateAgentTool",
+    "ContextualAIParseTool",
+    "ContextualAIQueryTool",
+    "ContextualAIRerankTool",
     "DallETool",
+    "DatabricksQueryTool",
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
@@ -152,6 +165,7 @@ __all__ = [
     "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
+    "MultiOnTool",
     "MySQLSearchTool",
     "NL2SQLTool",
     "OCRTool",
