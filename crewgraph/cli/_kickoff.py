@@ -122,7 +122,7 @@ def run_target(
             raise UserError(f"{describe(exc)} {resume_hint(run_id, 'fix the cause, then')}") from exc
         raise
     if not quiet:
-        _summary(console, target, result, time.perf_counter() - start)
+        _summary(console, target, result, time.perf_counter() - start, progress.warnings)
     return result
 
 
@@ -175,7 +175,7 @@ def _drain_stream(result: Any) -> Any:
     return result.result
 
 
-def _summary(console: Any, target: Target, result: Any, seconds: float) -> None:
+def _summary(console: Any, target: Target, result: Any, seconds: float, warnings: list[str] | None = None) -> None:
     usage = getattr(result, "token_usage", None)
     tokens = f" · {usage.total_tokens} tokens" if usage is not None else ""
     run_id = getattr(result, "run_id", None)
@@ -185,6 +185,13 @@ def _summary(console: Any, target: Target, result: Any, seconds: float) -> None:
     if getattr(result, "pending", False) is True:
         console.print(f"[bold yellow]⏸ {target.kind} {escape(repr(target.name))} paused for a review[/] "
                       f"after {seconds:.2f}s{tokens}{run}")
+        return
+    if warnings:  # something was missing: not a plain success
+        count = f"{len(warnings)} warning{'s' if len(warnings) > 1 else ''}"
+        console.print(f"[bold yellow]⚠ {target.kind} {escape(repr(target.name))} finished with {count}[/] "
+                      f"in {seconds:.2f}s{tokens}{run}")
+        for line in warnings:
+            console.print(f"  [yellow]⚠[/] {escape(line)}")
         return
     console.print(f"[bold green]✔ {target.kind} {escape(repr(target.name))} finished[/] in {seconds:.2f}s{tokens}{run}")
 

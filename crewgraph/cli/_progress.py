@@ -50,6 +50,7 @@ class NodeProgress:
         self.show = show  # False: only watch (run id) and print nothing (``--quiet``)
         self.finished = 0
         self.failed = 0
+        self.warnings: list[str] = []  # "label: warning", for the run summary
         self.tasks_done = 0
         self.total_tasks = total_tasks
         self.run_id: str | None = None
@@ -178,6 +179,13 @@ class NodeProgress:
             self._print(f"  [blue]↺[/] {self._label(e)} {self._kind(e)} [dim](restored from checkpoint)[/]")
             return
         tokens = f", {e.total_tokens} tokens" if e.total_tokens else ""
+        if e.warning:
+            from rich.markup import escape
+
+            self.warnings.append(f"{e.label or e.node_id}: {e.warning}")
+            self._print(f"  [yellow]⚠[/] {self._label(e)} {self._kind(e)} [dim]{e.duration_ms / 1000:.2f}s{tokens}[/] "
+                        f"[yellow]{escape(_short(e.warning, 200))}[/]")
+            return
         self._print(f"  [green]✔[/] {self._label(e)} {self._kind(e)} [dim]{e.duration_ms / 1000:.2f}s{tokens}[/]")
 
     def _failed(self, e: NodeFailedEvent) -> None:

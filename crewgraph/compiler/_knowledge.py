@@ -30,7 +30,7 @@ def add_knowledge(graph: ExecutionGraph, key: str, name: str, task: Any, crew: A
         query=task.description,
         knowledge=tuple(found),
         results_limit=config.results_limit,
-        score_threshold=config.score_threshold,
+        score_threshold=config.threshold_for([getattr(k.store, "embedder_spec", object()) for k in found]),
     )
     graph.add_node(node, task=key)
     return node.id

@@ -28,6 +28,9 @@ class NodeFinishedEvent(BaseEvent):
     total_tokens: int = 0
     output_preview: str | None = None
     from_checkpoint: bool = False
+    warning: str | None = None
+    """The node finished but something it needed was missing (``info["warning"]``: a retrieval
+    that found nothing, a tool that failed on every call, a recall over an empty memory)."""
 
 
 class NodeFailedEvent(BaseEvent):

@@ -101,10 +101,17 @@ def _stats(records: list[RunRecord]) -> str:
     return " · ".join(parts)
 
 
+def shown_status(record: RunRecord) -> str:
+    """The record's status as drawn: "warning" for a completed node whose record has one."""
+    return "warning" if record.status == "completed" and record.info.get("warning") else record.status
+
+
 def _outcome_rows(record: RunRecord) -> list[tuple[str, str]]:
     handled = handled_failure(record)
     if record.status == "failed" and record.error:
         return [("error", _dot.shorten(f"error: {record.error}", _ERROR_SNIPPET))]
+    if shown_status(record) == "warning":
+        return [("small", _dot.shorten(f"warning: {record.info['warning']}", _ERROR_SNIPPET))]
     if handled is not None:
         return [("error", _dot.shorten(f"tool failure: {handled}" if handled else "(tool failure)", _ERROR_SNIPPET))]
     if record.status not in ("completed", "pending"):
@@ -144,6 +151,8 @@ def _tooltip(group: CallGroup, records: list[RunRecord]) -> str:
     first = records[0]
     if group.count == 1:
         text = f"{first.kind} {first.node_id}: {first.status}"
+        if first.info.get("warning"):
+            text += f"\nwarning: {first.info['warning']}"
         if group.key_arg:
             text += f"\n{group.tool}({group.key_arg})"
         handled = handled_failure(first)
@@ -174,9 +183,9 @@ def _scene_node(graph: Digraph, group: CallGroup, cluster: str | None) -> SceneN
         rows=_rows(group, records),
         shape=style.shape,
         style=style.style,
-        fill=status_colour(first.status),
+        fill=status_colour(shown_status(first)),
         tooltip=_tooltip(group, records),
-        status=first.status,
+        status=shown_status(first),
         cluster=cluster,
         members=list(group.members),
     )
@@ -382,5 +391,7 @@ def run_to_json(run_graph: RunGraph) -> dict[str, Any]:
             "duration_ms": round(sum(r.duration_ms for r in records), 3),
             "retries": sum(_retries(r) for r in records),
             "tool_failures": sum(1 for r in records if handled_failure(r) is not None),
+            "warnings": [{"node": r.node_id, "warning": str(r.info["warning"])}
+                         for r in records if shown_status(r) == "warning"],
         },
     }

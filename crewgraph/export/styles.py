@@ -59,9 +59,12 @@ STATUS_COLOURS: dict[str, str] = {
     "restored": "#a9c8f0",
     "running": "#fff3a6",
     "paused": "#ffd8a8",
+    "warning": "#ffe066",
     "pending": "#ffffff",
 }
-"""Fill of a node in the executed graph by status (docs/checkpoints.md, "The executed graph")."""
+"""Fill of a node in the executed graph by status (docs/checkpoints.md, "The executed graph").
+"warning" is a completed node whose record says something was missing (``info["warning"]``:
+a retrieval that found nothing, a tool that failed on every call, a recall over an empty memory)."""
 
 FAILED_OUTLINE = "#b02a37"
 """Thick outline of a failed node, and dashed outline of a tool call whose failure was handled."""

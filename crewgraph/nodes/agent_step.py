@@ -83,6 +83,8 @@ class _Loop:
     """Tokens the conversation may take, learnt from a server's overflow error (window unknown)."""
     call_formats: dict[str, int] = field(default_factory=dict)
     """How many tool calls the model wrote in each text format (``react``, ``hermes``...)."""
+    tool_outcomes: dict[str, list[int]] = field(default_factory=dict)
+    """Per tool name: [calls, failed calls], so a tool that failed on every call is a warning."""
     reviews: int = 0
     """How many human reviews (``human_input``) this step has had answered."""
     draft: str = ""
@@ -530,6 +532,9 @@ class AgentStepNode(ContextWindowSteps, Node):
             failure = getattr(outcome, "failure", None)
             if failure is not None:
                 loop.tool_failures.append(failure)
+            counts = loop.tool_outcomes.setdefault(name, [0, 0])
+            counts[0] += 1
+            counts[1] += failure is not None
             if getattr(outcome, "result_as_answer", False) and final is None:
                 final = text
         loop.pending = []
@@ -573,6 +578,7 @@ class AgentStepNode(ContextWindowSteps, Node):
             output=output,
             usage=usage,
             info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
+                  **_tool_warning(loop.tool_outcomes),
                   **({"context_compressions": loop.compressions} if loop.compressions else {}),
                   **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {}),
                   **({"training": dict(loop.training)} if loop.training else {})},
@@ -590,3 +596,13 @@ def _text_of(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
     return str(content or "")
+
+
+def _tool_warning(outcomes: dict[str, list[int]]) -> dict[str, str]:
+    """``{"warning": ...}`` when a tool failed on every call of the step (the task then went on
+    without it: shown as a warning, not as a plain success)."""
+    broken = [f"{name!r} ({calls} call{'s' if calls > 1 else ''})"
+              for name, (calls, failed) in outcomes.items() if calls and failed == calls]
+    if not broken:
+        return {}
+    return {"warning": f"tool {', '.join(broken)} failed on every call"}

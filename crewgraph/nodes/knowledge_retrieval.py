@@ -66,7 +66,11 @@ class KnowledgeRetrievalNode(Node):
         text = format_knowledge(results)
         ctx.emit(KnowledgeRetrievalCompletedEvent(query=query, retrieved_knowledge=text, **who))
         sources = sorted({str(r.get("metadata", {}).get("source", "")) for r in results})
-        return NodeResult(output=text, info={"chunks": len(results), "sources": sources})
+        info: dict[str, Any] = {"chunks": len(results), "sources": sources}
+        if not results:
+            info["warning"] = (f"no knowledge chunk scored {self.score_threshold} or more for this task: "
+                               "the prompt got none (lower knowledge_config.score_threshold to include more)")
+        return NodeResult(output=text, info=info)
 
     def _search(self, query: str) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []

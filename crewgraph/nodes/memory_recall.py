@@ -57,9 +57,21 @@ class MemoryRecallNode(Node):
         ctx.emit(
             MemoryRetrievalCompletedEvent(task_id=self.task_name, memory_content=content, retrieval_time_ms=elapsed)
         )
-        return NodeResult(output=content, info={"matches": len(matches)})
+        info: dict[str, Any] = {"matches": len(matches)}
+        if not matches and _is_empty(memory):
+            info["warning"] = "memory is empty: nothing to recall"
+        return NodeResult(output=content, info=info)
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()
         d.update(task=self.task_name, limit=self.limit)
         return d
+
+
+def _is_empty(memory: Any) -> bool:
+    """Whether the memory holds no record at all (a scope or slice: its whole memory)."""
+    inner = getattr(memory, "memory", memory)
+    try:
+        return int(inner.storage_backend.count()) == 0
+    except Exception:  # a memory without a countable store says nothing either way
+        return False

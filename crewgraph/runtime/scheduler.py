@@ -500,6 +500,7 @@ class Scheduler:
                     duration_ms=rec.duration_ms,
                     total_tokens=rec.usage.total_tokens,
                     output_preview=_preview(result.output),
+                    warning=str(rec.info["warning"]) if rec.info.get("warning") else None,
                 ),
                 node,
             )
