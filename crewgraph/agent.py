@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.agent.Agent``: a thin re-export of :class:`crewgraph.spec.agent.Agent`."""
+"""CrewAI's import path ``crewai.agent`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.agent import Agent
+from crewgraph._internal.facade import facade
 
-__all__ = ["Agent"]
+__all__, __getattr__, __dir__ = facade(__name__)

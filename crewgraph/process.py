@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.process.Process``: a thin re-export of :class:`crewgraph.spec.process.Process`."""
+"""CrewAI's import path ``crewai.process`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.process import Process
+from crewgraph._internal.facade import facade
 
-__all__ = ["Process"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.task.Task``: a thin re-export of :class:`crewgraph.spec.task.Task`."""
+"""CrewAI's import path ``crewai.task`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.task import Task
+from crewgraph._internal.facade import facade
 
-__all__ = ["Task"]
+__all__, __getattr__, __dir__ = facade(__name__)

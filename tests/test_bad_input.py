@@ -168,7 +168,7 @@ def test_bytes_are_decoded_when_text_and_a_failure_when_binary() -> None:
 def test_an_argument_the_tool_does_not_take_is_refused_naming_it() -> None:
     llm = FakeLLM([FakeToolCall("add", {"a": 1, "b": 2, "c": 3}), "ok"])
     out = _kickoff(_crew(llm, [add]))
-    assert [r.reason for r in out.tool_failures] == [ToolFailureReason.INVALID_ARGUMENTS]
+    assert [r.reason for r in out.tool_failures] == [ToolFailureReason.INVALID_INPUT]
     assert "field 'c': Extra inputs are not permitted" in _tool_messages(llm)[0]
     assert add.to_spec().parameters["additionalProperties"] is False
 

@@ -6,8 +6,10 @@ Data only, so anything may import it cheaply (the mirror modules at CrewAI's pat
 
 ``PATHS``          module -> {public name: where it lives}. The value is the real module
                    (``"crewgraph.outputs"``) or ``"module:attribute"`` when CrewAI's name differs
-                   from ours. A mirror module is one line (``crewgraph._internal.facade``);
-                   names load on first access, so a façade never imports more than is used.
+                   from ours. A mirror module is one line (``crewgraph._internal.facade``), and
+                   a real package at a CrewAI path (``crewgraph.events``...) serves the extra
+                   names listed for it here the same way. Names load on first access, so a
+                   façade never imports more than is used.
 ``ABSENT``         module -> {name: why crewgraph deliberately lacks it}; importing the name
                    raises ``ImportError`` with the reason (docs/porting.md lists them).
 ``ABSENT_MODULES`` whole CrewAI modules crewgraph lacks -> why (same ImportError on import).
@@ -24,11 +26,143 @@ from __future__ import annotations
 
 __all__ = ["ABSENT", "ABSENT_MODULES", "MODULES", "MOVED", "NAMES", "PACKAGES", "PATHS"]
 
-_PLATFORM = "a CrewAI AMP (hosted platform) feature; crewgraph runs on your own machines only"
+_BUS = "crewgraph.events.bus"
+_OUT = "crewgraph.outputs"
+_STREAM = "crewgraph.streaming"
 
 PATHS: dict[str, dict[str, str]] = {
-    "crewgraph.tasks.task_output": {"TaskOutput": "crewgraph.outputs"},
-    "crewgraph.crews.crew_output": {"CrewOutput": "crewgraph.outputs"},
+    # agents, tasks, crews
+    "crewgraph.agent": {"Agent": "crewgraph.spec.agent"},
+    "crewgraph.agents": {"BaseAgent": "crewgraph.spec.base_agent"},
+    "crewgraph.agents.agent_builder": {"BaseAgent": "crewgraph.spec.base_agent"},
+    "crewgraph.agents.agent_builder.base_agent": {"BaseAgent": "crewgraph.spec.base_agent"},
+    "crewgraph.task": {"Task": "crewgraph.spec.task", "BaseAgent": "crewgraph.spec.base_agent"},
+    "crewgraph.tasks": {"OutputFormat": _OUT, "TaskOutput": _OUT},
+    "crewgraph.tasks.task_output": {"TaskOutput": _OUT},
+    "crewgraph.tasks.output_format": {"OutputFormat": _OUT},
+    "crewgraph.tasks.conditional_task": {"ConditionalTask": "crewgraph.spec.conditional_task"},
+    "crewgraph.process": {"Process": "crewgraph.spec.process"},
+    "crewgraph.crews": {"CrewOutput": _OUT},
+    "crewgraph.crews.crew_output": {"CrewOutput": _OUT},
+    # models
+    "crewgraph.llms": {"BaseLLM": "crewgraph.llm.base"},
+    "crewgraph.llms.base_llm": {
+        "BaseLLM": "crewgraph.llm.base",
+        "LLMCallBlockedError": "crewgraph.hooks.types",
+    },
+    "crewgraph.llms.hooks": {"BaseInterceptor": "crewgraph.llm.interceptor"},
+    # types
+    "crewgraph.types": {"UsageMetrics": _OUT},
+    "crewgraph.types.usage_metrics": {"UsageMetrics": _OUT},
+    "crewgraph.types.streaming": {
+        "CrewStreamingOutput": _STREAM,
+        "StreamChunk": _STREAM,
+        "StreamChunkType": _STREAM,
+        "StreamFrame": "crewgraph.streaming.frames",
+        "ToolCallChunk": "crewgraph.streaming.chunks",
+    },
+    # memory
+    "crewgraph.memory.unified_memory": {"Memory": "crewgraph.memory.memory"},
+    # events
+    "crewgraph.events": {
+        "CrewAIEventsBus": f"{_BUS}:CrewGraphEventsBus",
+        "crewai_event_bus": f"{_BUS}:crewgraph_event_bus",
+        "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
+        "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
+    },
+    "crewgraph.events.event_bus": {
+        "CrewAIEventsBus": f"{_BUS}:CrewGraphEventsBus",
+        "CrewGraphEventsBus": _BUS,
+        "crewai_event_bus": f"{_BUS}:crewgraph_event_bus",
+        "crewgraph_event_bus": _BUS,
+    },
+    "crewgraph.events.base_events": {"BaseEvent": "crewgraph.events.base"},
+    "crewgraph.events.types.agent_events": {
+        "AgentExecutionCompletedEvent": "crewgraph.events.agent_events",
+        "AgentExecutionErrorEvent": "crewgraph.events.agent_events",
+        "AgentExecutionStartedEvent": "crewgraph.events.agent_events",
+    },
+    "crewgraph.events.types.crew_events": {
+        "CrewKickoffCompletedEvent": "crewgraph.events.crew_events",
+        "CrewKickoffFailedEvent": "crewgraph.events.crew_events",
+        "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
+    },
+    "crewgraph.events.types.task_events": {
+        "TaskCompletedEvent": "crewgraph.events.crew_events",
+        "TaskFailedEvent": "crewgraph.events.crew_events",
+        "TaskStartedEvent": "crewgraph.events.crew_events",
+    },
+    "crewgraph.events.types.flow_events": {
+        "ConversationMessageAddedEvent": "crewgraph.events.conversation_events",
+        "ConversationRouteSelectedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnCompletedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnFailedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnStartedEvent": "crewgraph.events.conversation_events",
+        "FlowFinishedEvent": "crewgraph.events.flow_events",
+        "FlowPausedEvent": "crewgraph.events.flow_events",
+        "FlowStartedEvent": "crewgraph.events.flow_events",
+        "MethodExecutionFailedEvent": "crewgraph.events.flow_events",
+        "MethodExecutionFinishedEvent": "crewgraph.events.flow_events",
+        "MethodExecutionStartedEvent": "crewgraph.events.flow_events",
+    },
+    "crewgraph.events.types.knowledge_events": {
+        "KnowledgeQueryCompletedEvent": "crewgraph.events.knowledge_events",
+        "KnowledgeQueryFailedEvent": "crewgraph.events.knowledge_events",
+        "KnowledgeQueryStartedEvent": "crewgraph.events.knowledge_events",
+        "KnowledgeRetrievalCompletedEvent": "crewgraph.events.knowledge_events",
+        "KnowledgeRetrievalStartedEvent": "crewgraph.events.knowledge_events",
+        "KnowledgeSearchQueryFailedEvent": "crewgraph.events.knowledge_events",
+    },
+    "crewgraph.events.types.llm_events": {
+        "LLMCallCompletedEvent": "crewgraph.events.llm_events",
+        "LLMCallFailedEvent": "crewgraph.events.llm_events",
+        "LLMCallRetryEvent": "crewgraph.events.llm_events",
+        "LLMCallStartedEvent": "crewgraph.events.llm_events",
+        "LLMStreamChunkEvent": "crewgraph.events.llm_events",
+        "StreamedToolCall": "crewgraph.events.llm_events",
+    },
+    "crewgraph.events.types.llm_guardrail_events": {
+        "GuardrailCompletedEvent": "crewgraph.events.guardrail_events",
+        "GuardrailStartedEvent": "crewgraph.events.guardrail_events",
+        "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
+        "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
+    },
+    "crewgraph.events.types.mcp_events": {
+        "MCPConnectionCompletedEvent": "crewgraph.events.mcp_events",
+        "MCPConnectionFailedEvent": "crewgraph.events.mcp_events",
+        "MCPConnectionStartedEvent": "crewgraph.events.mcp_events",
+        "MCPToolExecutionCompletedEvent": "crewgraph.events.mcp_events",
+        "MCPToolExecutionFailedEvent": "crewgraph.events.mcp_events",
+        "MCPToolExecutionStartedEvent": "crewgraph.events.mcp_events",
+    },
+    "crewgraph.events.types.memory_events": {
+        "MemoryQueryCompletedEvent": "crewgraph.events.memory_events",
+        "MemoryQueryFailedEvent": "crewgraph.events.memory_events",
+        "MemoryQueryStartedEvent": "crewgraph.events.memory_events",
+        "MemoryRetrievalCompletedEvent": "crewgraph.events.memory_events",
+        "MemoryRetrievalStartedEvent": "crewgraph.events.memory_events",
+        "MemorySaveCompletedEvent": "crewgraph.events.memory_events",
+        "MemorySaveFailedEvent": "crewgraph.events.memory_events",
+        "MemorySaveStartedEvent": "crewgraph.events.memory_events",
+    },
+    "crewgraph.events.types.reasoning_events": {
+        "AgentReasoningCompletedEvent": "crewgraph.events.reasoning_events",
+        "AgentReasoningFailedEvent": "crewgraph.events.reasoning_events",
+        "AgentReasoningStartedEvent": "crewgraph.events.reasoning_events",
+    },
+    "crewgraph.events.types.tool_usage_events": {
+        "ToolFailureDetectedEvent": "crewgraph.events.tool_events",
+        "ToolUsageErrorEvent": "crewgraph.events.tool_events",
+        "ToolUsageFinishedEvent": "crewgraph.events.tool_events",
+        "ToolUsageStartedEvent": "crewgraph.events.tool_events",
+    },
+    # tools
+    "crewgraph.tools": {"EnvVar": "crewgraph.tools.env_vars"},
+    "crewgraph.tools.base_tool": {"EnvVar": "crewgraph.tools.env_vars"},
+    # utilities: crewgraph's storage locations under CrewAI's names
+    "crewgraph.utilities": {},
+    "crewgraph.utilities.paths": {"db_storage_path": "crewgraph._internal.storage"},
+    "crewgraph.utilities.constants": {"KNOWLEDGE_DIRECTORY": "crewgraph._internal.storage"},
 }
 
 ABSENT: dict[str, dict[str, str]] = {}

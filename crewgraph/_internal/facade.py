@@ -15,7 +15,7 @@ from typing import Any
 
 from crewgraph._internal.crewai_paths import ABSENT, PATHS
 
-__all__ = ["facade", "facade_getattr", "resolve_target"]
+__all__ = ["facade", "facade_getattr", "public_names", "resolve_target"]
 
 
 def resolve_target(where: str, name: str) -> Any:
@@ -44,9 +44,14 @@ def facade_getattr(package: str, exports: dict[str, str] | None = None) -> Calla
     return __getattr__
 
 
+def public_names(names: Any) -> list[str]:
+    """``names`` in the order ruff keeps ``__all__``: CONSTANTS, then Classes, then functions."""
+    return sorted(names, key=lambda n: (0 if n.isupper() else 1 if n[:1].isupper() else 2, n))
+
+
 def facade(package: str) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` for the mirror module ``package``."""
-    names = sorted(PATHS.get(package, {}))
+    names = public_names(PATHS.get(package, {}))
 
     def __dir__() -> list[str]:
         return sorted({*names, *vars(sys.modules[package])})

@@ -1,5 +1,5 @@
-"""CrewAI's ``crewai.agents`` package: thin re-export modules at CrewAI's import paths."""
+"""CrewAI's ``crewai.agents`` package (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.base_agent import BaseAgent
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseAgent"]
+__all__, __getattr__, __dir__ = facade(__name__)

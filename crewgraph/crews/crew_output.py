@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.crews.crew_output.CrewOutput``."""
+"""CrewAI's import path ``crewai.crews.crew_output`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.outputs import CrewOutput
+from crewgraph._internal.facade import facade
 
-__all__ = ["CrewOutput"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crewgraph._internal.lazy import lazy_getattr
+from crewgraph._internal.crewai_paths import PATHS as _PATHS
+from crewgraph._internal.facade import facade_getattr, public_names
 
 if TYPE_CHECKING:
     from crewgraph.events.agent_events import (
@@ -219,4 +220,7 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+# CrewAI's names for the same things (``crewai_event_bus``...), from the path table.
+__all__ = public_names({*__all__, *_PATHS[__name__]})
+
+__getattr__ = facade_getattr(__name__, _EXPORTS)

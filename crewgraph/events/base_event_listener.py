@@ -18,5 +18,6 @@ class BaseEventListener(ABC):
         self.setup_listeners(bus or crewgraph_event_bus)
 
     @abstractmethod
-    def setup_listeners(self, crewgraph_event_bus: CrewGraphEventsBus) -> None:
-        """Register handlers with ``@crewgraph_event_bus.on(EventType)``."""
+    def setup_listeners(self, crewai_event_bus: CrewGraphEventsBus) -> None:
+        """Register handlers with ``@crewai_event_bus.on(EventType)`` (CrewAI's parameter name;
+        it is crewgraph's one bus, ``crewgraph_event_bus``)."""

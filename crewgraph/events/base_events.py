@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.events.base_events.BaseEvent``."""
+"""CrewAI's import path ``crewai.events.base_events`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.events.base import BaseEvent
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseEvent"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -26,7 +26,8 @@ is emitted, and must be quick.
 
 ``emit`` returns a ``concurrent.futures.Future`` that completes once the
 event's async handlers have run (at once when it has none); ``aemit`` is the
-awaitable form. A handler registered with ``depends_on=Depends(other)`` (or
+awaitable form for async handlers only (as CrewAI's: sync handlers are not
+called by it). A handler registered with ``depends_on=Depends(other)`` (or
 a list of them) runs after ``other`` for the same event -- a sync handler
 that depends on an async one is deferred with it.
 """
@@ -285,13 +286,15 @@ class CrewGraphEventsBus:
         return done if delivery is None else _both(done, delivery.future)
 
     async def aemit(self, source: Any, event: BaseEvent) -> None:
-        """Deliver ``event`` and wait, on the current loop, until every handler has run."""
+        """Run ``event``'s **async** handlers on the current loop and wait for them.
+
+        As CrewAI's ``aemit``: only async handlers run (in dependency order); sync
+        handlers are not called -- ``emit`` delivers to both."""
         plan = self._plan(type(event))
-        delivery = self._run_sync(plan, source, event)
-        if delivery is not None:
-            await asyncio.to_thread(delivery.done.wait, DRAIN_TIMEOUT)
-        if plan.deferred:
-            await self._run_deferred(plan, source, event)
+        for level in plan.deferred:
+            mine = [h for h in level if inspect.iscoroutinefunction(h)]
+            if mine:
+                await asyncio.gather(*(self._guard(h, source, event) for h in mine))
 
     def _run_sync(self, plan: _Plan, source: Any, event: BaseEvent) -> _Delivery | None:
         """Run or queue the plan's sync handlers; the delivery when they were queued."""

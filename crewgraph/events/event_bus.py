@@ -1,5 +1,5 @@
-"""Seed import path: ``from crewgraph.events.event_bus import crewgraph_event_bus``."""
+"""CrewAI's import path ``crewai.events.event_bus``: ``crewai_event_bus`` is crewgraph's one bus (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
+from crewgraph._internal.facade import facade
 
-__all__ = ["CrewGraphEventsBus", "crewgraph_event_bus"]
+__all__, __getattr__, __dir__ = facade(__name__)

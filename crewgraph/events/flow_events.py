@@ -38,8 +38,8 @@ class FlowPausedEvent(BaseEvent):
 
 
 class MethodExecutionStartedEvent(BaseEvent):
-    """A flow method is about to run. ``state``: a copy of the flow state as the method
-    starts; ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
+    """A flow method is about to run. ``state``: a dict snapshot of the flow state as the
+    method starts (a structured state dumped, as CrewAI's); ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
 
     event_type: ClassVar[str] = "method_execution_started"
     flow_name: str
@@ -49,7 +49,7 @@ class MethodExecutionStartedEvent(BaseEvent):
 
 
 class MethodExecutionFinishedEvent(BaseEvent):
-    """A flow method returned; ``state`` is a copy of the flow state right after it."""
+    """A flow method returned; ``state`` is a dict snapshot of the flow state right after it."""
 
     event_type: ClassVar[str] = "method_execution_finished"
     flow_name: str

@@ -1,4 +1,5 @@
-"""Execution hooks (CrewAI's ``crewai.hooks``): intercept every LLM and tool call.
+"""Execution hooks (CrewAI's ``crewai.hooks``): intercept every LLM and tool call, and the
+edges of a kickoff (``@on(InterceptionPoint.X)``, see :mod:`crewgraph.hooks.points`).
 
 Hooks run inside the node making the call, so retries run them again, the
 executed graph and checkpoints hold what they produced, and events show the
@@ -21,6 +22,23 @@ from crewgraph.hooks.llm_hooks import (
     register_before_llm_call_hook,
     unregister_after_llm_call_hook,
     unregister_before_llm_call_hook,
+)
+from crewgraph.hooks.points import (
+    EXECUTION_BOUNDARY_POINTS,
+    ExecutionEndContext,
+    ExecutionStartContext,
+    InputContext,
+    InterceptionContext,
+    InterceptionPoint,
+    OutputContext,
+    StepContext,
+    clear_all_hooks,
+    clear_hooks,
+    dispatch,
+    get_hooks,
+    on,
+    register_hook,
+    unregister_hook,
 )
 from crewgraph.hooks.tool_hooks import (
     clear_after_tool_call_hooks,
@@ -49,11 +67,19 @@ def clear_all_global_hooks() -> dict[str, tuple[int, int]]:
 
 
 __all__ = [
+    "EXECUTION_BOUNDARY_POINTS",
+    "ExecutionEndContext",
+    "ExecutionStartContext",
     "HookAborted",
     "HookAgent",
     "HookTask",
+    "InputContext",
+    "InterceptionContext",
+    "InterceptionPoint",
     "LLMCallBlockedError",
     "LLMCallHookContext",
+    "OutputContext",
+    "StepContext",
     "ToolCallHookContext",
     "after_llm_call",
     "after_tool_call",
@@ -62,20 +88,27 @@ __all__ = [
     "clear_after_llm_call_hooks",
     "clear_after_tool_call_hooks",
     "clear_all_global_hooks",
+    "clear_all_hooks",
     "clear_all_llm_call_hooks",
     "clear_all_tool_call_hooks",
     "clear_before_llm_call_hooks",
     "clear_before_tool_call_hooks",
+    "clear_hooks",
+    "dispatch",
     "get_after_llm_call_hooks",
     "get_after_tool_call_hooks",
     "get_before_llm_call_hooks",
     "get_before_tool_call_hooks",
+    "get_hooks",
+    "on",
     "register_after_llm_call_hook",
     "register_after_tool_call_hook",
     "register_before_llm_call_hook",
     "register_before_tool_call_hook",
+    "register_hook",
     "unregister_after_llm_call_hook",
     "unregister_after_tool_call_hook",
     "unregister_before_llm_call_hook",
     "unregister_before_tool_call_hook",
+    "unregister_hook",
 ]

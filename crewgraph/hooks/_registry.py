@@ -1,4 +1,4 @@
-"""Where hooks live: four global lists, plus the ones a crew carries for its own runs.
+"""Where hooks live: a global list per kind, plus the ones a crew carries for its own runs.
 
 A crew's hooks reach its nodes through ``RunState.extras[RUN_HOOKS_KEY]`` (set by
 the crew runner), so two crews running side by side never see each other's hooks.
@@ -12,8 +12,15 @@ from typing import Any, Literal
 
 __all__ = ["RUN_HOOKS_KEY", "HookKind", "add", "clear", "hooks_for", "listed", "remove"]
 
-HookKind = Literal["before_llm_call", "after_llm_call", "before_tool_call", "after_tool_call"]
-KINDS: tuple[HookKind, ...] = ("before_llm_call", "after_llm_call", "before_tool_call", "after_tool_call")
+HookKind = Literal[
+    "before_llm_call", "after_llm_call", "before_tool_call", "after_tool_call",
+    # the interception points of ``crewgraph.hooks.points`` that are not model or tool calls
+    "execution_start", "input", "output", "execution_end", "pre_step", "post_step",
+]
+KINDS: tuple[HookKind, ...] = (
+    "before_llm_call", "after_llm_call", "before_tool_call", "after_tool_call",
+    "execution_start", "input", "output", "execution_end", "pre_step", "post_step",
+)
 RUN_HOOKS_KEY = "execution_hooks"
 
 _lock = threading.Lock()

@@ -27,6 +27,13 @@ HOOK_MARKERS: dict[HookKind, str] = {
     "after_llm_call": "is_after_llm_call_hook",
     "before_tool_call": "is_before_tool_call_hook",
     "after_tool_call": "is_after_tool_call_hook",
+    # ``@on(point)`` on a @CrewBase method, for the points that are not model or tool calls
+    "execution_start": "is_execution_start_hook",
+    "input": "is_input_hook",
+    "output": "is_output_hook",
+    "execution_end": "is_execution_end_hook",
+    "pre_step": "is_pre_step_hook",
+    "post_step": "is_post_step_hook",
 }
 
 

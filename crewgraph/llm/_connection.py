@@ -22,7 +22,8 @@ a TCP handshake in that time is not going to."""
 
 
 def build_client(
-    target: Resolved, *, timeout: float, idle_timeout: float | None, max_concurrency: int | None
+    target: Resolved, *, timeout: float, idle_timeout: float | None, max_concurrency: int | None,
+    interceptor: Any = None,
 ) -> Any:
     """An ``AsyncOpenAI``/``AsyncAzureOpenAI`` for ``target`` with the SDK's retries off."""
     import openai
@@ -38,6 +39,7 @@ def build_client(
         total=timeout,
         idle=idle_timeout,
         limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
+        interceptor=interceptor,
     )
     # Per-read timeout as a backstop: the transport's deadlines are the ones that count.
     http_timeout = httpx.Timeout(timeout, connect=min(CONNECT_TIMEOUT, timeout))

@@ -62,12 +62,19 @@ def sdk_httpx() -> Any:
 
 
 def guarded_transport(
-    *, endpoint: str, slots: EndpointSlots, total: float, idle: float | None, limits: Any = None
+    *, endpoint: str, slots: EndpointSlots, total: float, idle: float | None, limits: Any = None,
+    interceptor: Any = None,
 ) -> Any:
-    """A :class:`GuardedTransport` (of the SDK's httpx) around that httpx's default transport."""
+    """A :class:`GuardedTransport` (of the SDK's httpx) around that httpx's default transport
+    (itself wrapped by ``interceptor``, a :class:`~crewgraph.llm.interceptor.BaseInterceptor`,
+    when given: the checks and deadlines apply to what the interceptor sends and returns)."""
     hx = sdk_httpx()
     guarded, _ = _classes(hx)
     inner = hx.AsyncHTTPTransport(limits=limits) if limits is not None else hx.AsyncHTTPTransport()
+    if interceptor is not None:
+        from crewgraph.llm.interceptor import intercepting_transport
+
+        inner = intercepting_transport(inner, interceptor, hx)
     return guarded(inner, endpoint=endpoint, slots=slots, total=total, idle=idle)
 
 

@@ -18,6 +18,7 @@ from crewgraph.llm.base import BaseLLM
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from crewgraph.llm.interceptor import BaseInterceptor
     from crewgraph.llm.providers import Resolved
     from crewgraph.llm.structured import StructuredMode
     from crewgraph.llm.types import LLMResponse, OnChunk, ToolSpec
@@ -42,8 +43,6 @@ _MODE_ORDER: tuple[str, ...] = ("tools", "json_schema", "json_object", "json")
 _CALL_OPTIONS = frozenset({"emit", "on_chunk", "stream", "callbacks", "from_task", "from_agent"})
 """Keywords of ``acall`` that steer the call itself and are never sent as request parameters."""
 _REJECTED: dict[str, str] = {}
-_NO_INTERCEPTOR = ("HTTP interceptors (crewai.llms.hooks.BaseInterceptor) are not supported yet; use "
-                   "before/after_llm_call hooks or LLMCall*Event on the event bus")
 _NO_UPLOAD = "provider file uploads are not supported; files are sent inline as message content"
 _NO_LITELLM = "crewgraph does not use litellm; every model is reached through the openai SDK"
 _MISSING_KEY = (
@@ -76,6 +75,8 @@ class LLM(BaseLLM):
     endpoint (learned from timeouts when unset, see ``crewgraph.llm._slots``).
     ``max_rpm`` throttles calls with an :class:`RPMLimiter` shared by every client of the
     same model and endpoint (they draw on one provider quota).
+    ``interceptor`` (a :class:`~crewgraph.llm.interceptor.BaseInterceptor`) sees and may change
+    every HTTP request to the model and every reply (CrewAI's ``crewai.llms.hooks``).
     ``structured_mode`` picks how ``response_model`` is obtained (see
     :data:`crewgraph.llm.structured.StructuredMode`); ``validation_retries``
     bounds how often a validation error is fed back.
@@ -130,7 +131,7 @@ class LLM(BaseLLM):
         additional_params: dict[str, Any] | None = None,
         provider: str | None = None,
         thinking: Any = None,
-        interceptor: Any = None,
+        interceptor: BaseInterceptor[Any, Any] | None = None,
         prefer_upload: bool = False,
         completion_cost: float | None = None,
         is_litellm: bool = False,
@@ -153,8 +154,7 @@ class LLM(BaseLLM):
         for name, why in _REJECTED.items():
             if name in extra_body_params:
                 raise ValueError(f"LLM({name}=...): {why}")
-        for name, given, why in (("interceptor", interceptor is not None, _NO_INTERCEPTOR),
-                                 ("prefer_upload", prefer_upload, _NO_UPLOAD),
+        for name, given, why in (("prefer_upload", prefer_upload, _NO_UPLOAD),
                                  ("is_litellm", is_litellm, _NO_LITELLM)):
             if given:
                 raise ValueError(f"LLM({name}=...): {why}")
@@ -169,6 +169,9 @@ class LLM(BaseLLM):
             model = f"{provider}/{model.strip()}"  # CrewAI's LLM(model="gpt-4o", provider="openai")
         if base_url is not None and api_base is not None and base_url != api_base:
             raise ValueError("LLM: give base_url or api_base (its CrewAI alias), not both")
+        from crewgraph.llm.interceptor import check_interceptor
+
+        self.interceptor = check_interceptor(interceptor)
         self.requested_model = model.strip()
         self.api_version = api_version
         target = resolve(self.requested_model, base_url=base_url or api_base, api_key=api_key,
@@ -202,7 +205,6 @@ class LLM(BaseLLM):
             setattr(self, name, value)
         self.stop = [stop] if isinstance(stop, str) else list(stop or [])
         self.thinking = thinking
-        self.interceptor = None
         self.prefer_upload = False
         self.is_litellm = False
         self.completion_cost = completion_cost
@@ -298,7 +300,7 @@ class LLM(BaseLLM):
         from crewgraph.llm._connection import build_client
 
         return build_client(target, timeout=self.timeout, idle_timeout=self.idle_timeout,
-                            max_concurrency=self.max_concurrency)
+                            max_concurrency=self.max_concurrency, interceptor=self.interceptor)
 
     async def aclose(self) -> None:
         """Close this loop's HTTP client now (it is also closed when its loop shuts down)."""

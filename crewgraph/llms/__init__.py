@@ -1,5 +1,5 @@
-"""CrewAI's ``crewai.llms`` package: thin re-export modules at CrewAI's import paths."""
+"""CrewAI's ``crewai.llms`` package (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.llm.base import BaseLLM
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseLLM"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.llms.base_llm.BaseLLM``: subclass it for a custom model client."""
+"""CrewAI's import path ``crewai.llms.base_llm`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.llm.base import BaseLLM
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseLLM"]
+__all__, __getattr__, __dir__ = facade(__name__)

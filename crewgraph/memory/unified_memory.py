@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.memory.unified_memory.Memory``."""
+"""CrewAI's import path ``crewai.memory.unified_memory`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.memory.memory import Memory
+from crewgraph._internal.facade import facade
 
-__all__ = ["Memory"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -79,16 +79,20 @@ class FlowRunState:
     state_of: Callable[[], Any] | None = None
     """Returns the flow's current state (for the method events' ``state`` copies)."""
 
-    def state_copy(self) -> Any:
-        """A copy of the flow state for an event (handlers must not see later changes)."""
+    def state_copy(self) -> dict[str, Any] | None:
+        """The flow state as a dict snapshot for an event, as CrewAI's method events carry it
+        (a structured state is dumped, so handlers never hold the live model nor see later
+        changes)."""
         if self.state_of is None:
             return None
         state = self.state_of()
-        copier = getattr(state, "model_copy", None)
+        dump = getattr(state, "model_dump", None)
+        if callable(dump):
+            return dict(dump())
         try:
-            return copier(deep=True) if callable(copier) else copy.deepcopy(state)
+            return dict(copy.deepcopy(state))
         except Exception:  # an uncopyable value inside: a shallow copy still freezes the keys
-            return copier() if callable(copier) else dict(state)
+            return dict(state)
 
     def count(self, method: str) -> None:
         """Record one execution of ``method``; raise LoopGuardError past the bound."""

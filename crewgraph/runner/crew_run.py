@@ -70,13 +70,36 @@ async def _run_crew(
     plan_hook: PlanHook | None = None,
     executor: Any = None,
 ) -> CrewOutput:
+    from crewgraph.runner.boundary_hooks import BoundaryHooks
+
+    boundary = BoundaryHooks(crew)
+    inputs = await boundary.start(dict(inputs or {}))
+    try:
+        output = await _run_crew_bounded(crew, inputs, boundary, from_checkpoint=from_checkpoint,
+                                         on_chunk=on_chunk, plan_hook=plan_hook, executor=executor)
+    except BaseException as exc:
+        await boundary.failed(exc)
+        raise
+    return await boundary.end(output)
+
+
+async def _run_crew_bounded(
+    crew: CrewSpec,
+    inputs: dict[str, Any],
+    boundary: Any,
+    *,
+    from_checkpoint: Any,
+    on_chunk: Callable[[StreamChunk], None] | None,
+    plan_hook: PlanHook | None,
+    executor: Any,
+) -> CrewOutput:
     from crewgraph.runtime import Scheduler
 
-    inputs = dict(inputs or {})
     for cb in crew.before_kickoff_callbacks:
         changed = cb(inputs)
         if changed is not None:
             inputs = dict(changed)
+    inputs = await boundary.input(inputs)
     checkpoint = _checkpoint(crew, from_checkpoint, inputs)
     inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
     # Inside a flow run, share the flow's run id so its events include the crew's
@@ -201,6 +224,7 @@ async def _run_crew(
         changed = cb(output)
         if changed is not None:
             output = changed
+    output = await boundary.output(output)
     crew.usage_metrics = output.token_usage
     crew._last_run = result
     crew._last_inputs = dict(inputs)

@@ -31,7 +31,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "apps": ((), _PLATFORM),
         "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
         "from_repository": ((), _PLATFORM),
-        "security_config": ((), "fingerprinting / security config is not supported"),
         "callbacks": ((), "use step_callback, or subscribe to events on crewgraph_event_bus"),
         "agent_executor": ((), _EXECUTOR),
         "executor_class": ((), _EXECUTOR),
@@ -53,7 +52,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
     },
     "Task": {
         "converter_cls": ((), "structured output goes through instructor; a converter class does not apply"),
-        "security_config": ((), "fingerprinting / security config is not supported"),
         "allow_crewai_trigger_context": ((), _PLATFORM),
         "prompt_context": ((), _EXECUTOR),
         "i18n": ((), "prompt translations are not supported"),
@@ -70,7 +68,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "chat_llm": ((), "crewgraph has no `crewai chat` conversational mode"),
         "share_crew": ((), "crewgraph sends no telemetry or crew data anywhere"),
         "prompt_file": ((), "prompt translation files are not supported"),
-        "security_config": ((), "fingerprinting / security config is not supported"),
         "task_execution_output_json_files": ((), _RUN_STATE),
         "execution_logs": ((), _RUN_STATE),
         "token_usage": ((), _RUN_STATE),

@@ -27,6 +27,8 @@ from typing import Annotated, Any
 
 from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator
 
+from crewgraph.security.fingerprint import Fingerprint
+from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._dump import JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._validators import check_llm, check_tools
 
@@ -58,6 +60,9 @@ class BaseAgent(BaseModel, ABC):
     max_iter: int = Field(default=25, ge=1)
     llm: Annotated[Any, JSON_NAMED] = Field(default=None, description="Model name or BaseLLM; None uses the crew's")
     memory: Annotated[Any, JSON_NAMED] = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
+    security_config: SecurityConfigField = Field(
+        default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
+    )
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_base_llm = field_validator("llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
@@ -73,6 +78,15 @@ class BaseAgent(BaseModel, ABC):
     @abstractmethod
     def get_delegation_tools(self, agents: "Sequence[BaseAgent]") -> list[Any]:
         """The tools this agent uses to delegate work to (or ask) ``agents``."""
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        """The agent's identity (``security_config.fingerprint``); events name it as their source."""
+        return self.security_config.fingerprint
+
+    def set_fingerprint(self, fingerprint: Fingerprint) -> None:
+        """Give the agent ``fingerprint`` (e.g. a seeded one that is the same on every run)."""
+        self.security_config.fingerprint = fingerprint
 
     def get_platform_tools(self, apps: list[Any]) -> list[Any]:
         """CrewAI's platform (AMP) apps: not supported, so asking for any is an error."""

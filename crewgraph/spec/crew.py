@@ -26,6 +26,8 @@ from pydantic import (
     model_validator,
 )
 
+from crewgraph.security.fingerprint import Fingerprint
+from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import check_knowledge_sources, check_llm, check_policy
 from crewgraph.spec.agent import Agent
@@ -79,6 +81,9 @@ class CrewSpec(BaseModel):
     before_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
     after_kickoff_callbacks: list[Callable[..., Any]] = Field(default_factory=list)
     tool_failure_policy: Any = None
+    security_config: SecurityConfigField = Field(
+        default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
+    )
     checkpoint: Any = None
     cassette: Any = Field(
         default=None, description="Record/replay every LLM call of a run: a path or CassetteConfig"
@@ -168,6 +173,11 @@ class CrewSpec(BaseModel):
         return cast("Self", copy_crew(self))
 
     # ------------------------------------------------------------------ memory
+    @property
+    def fingerprint(self) -> Fingerprint:
+        """The crew's identity (``security_config.fingerprint``); events name it as their source."""
+        return self.security_config.fingerprint
+
     @property
     def memory_enabled(self) -> bool:
         return self.memory is not False and self.memory is not None

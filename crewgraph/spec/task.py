@@ -19,6 +19,8 @@ from pydantic import (
     model_validator,
 )
 
+from crewgraph.security.fingerprint import Fingerprint
+from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
@@ -68,6 +70,9 @@ class Task(BaseModel):
     guardrail_max_retries: int = Field(default=3, ge=0)
     callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     tool_failure_policy: Any = None
+    security_config: SecurityConfigField = Field(
+        default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
+    )
     resources: dict[str, float] | None = Field(
         default=None,
         description="What the task's agent step needs where it runs on Ray ({'GPU': 1}); unused locally",
@@ -199,6 +204,11 @@ class Task(BaseModel):
     def record_output(self, output: "TaskOutput") -> None:
         """Keep ``output`` as the task's latest result (``task.output``)."""
         self._output = output
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        """The task's identity (``security_config.fingerprint``); events name it as their source."""
+        return self.security_config.fingerprint
 
     @property
     def own_tools(self) -> list[Any]:

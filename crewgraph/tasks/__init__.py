@@ -1,5 +1,5 @@
-"""CrewAI's ``crewai.tasks`` package: thin re-export modules at CrewAI's import paths."""
+"""CrewAI's ``crewai.tasks`` package (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.outputs import OutputFormat, TaskOutput
+from crewgraph._internal.facade import facade
 
-__all__ = ["OutputFormat", "TaskOutput"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,6 +1,5 @@
-"""CrewAI's import path ``crewai.tasks.conditional_task.ConditionalTask``: a thin re-export of
-:class:`crewgraph.spec.conditional_task.ConditionalTask`."""
+"""CrewAI's import path ``crewai.tasks.conditional_task`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.conditional_task import ConditionalTask
+from crewgraph._internal.facade import facade
 
-__all__ = ["ConditionalTask"]
+__all__, __getattr__, __dir__ = facade(__name__)

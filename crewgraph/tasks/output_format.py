@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.tasks.output_format.OutputFormat``."""
+"""CrewAI's import path ``crewai.tasks.output_format`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.outputs import OutputFormat
+from crewgraph._internal.facade import facade
 
-__all__ = ["OutputFormat"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -16,6 +16,7 @@ from crewgraph.tools.adapters import (
     from_langchain,
 )
 from crewgraph.tools.base_tool import BaseTool
+from crewgraph.tools.env_vars import EnvVar
 from crewgraph.tools.function_tool import StructuredTool, Tool, tool
 from crewgraph.tools.tool_failure import (
     ToolFailure,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BaseTool",
+    "EnvVar",
     "JSONSchemaTool",
     "LangChainToolAdapter",
     "MCPServerAdapter",

@@ -135,7 +135,7 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     if not tool._reserve_use():
         message = _messages.usage_limit_message(tool.name, tool.max_usage_count)
         failure = ToolFailure(
-            message=message, code="usage_limit_exceeded", reason=ToolFailureReason.USAGE_LIMIT_EXCEEDED
+            message=message, code="usage_limit_exceeded", reason=ToolFailureReason.USAGE_LIMIT
         )
         return _failed(call, failure)
 
@@ -196,7 +196,7 @@ async def _before_hooks(call: _Call, parsed: dict[str, Any]) -> str | None:
 
 
 def _invalid(message: str) -> ToolFailure:
-    return ToolFailure(message=message, code="invalid_arguments", reason=ToolFailureReason.INVALID_ARGUMENTS)
+    return ToolFailure(message=message, code="invalid_arguments", reason=ToolFailureReason.INVALID_INPUT)
 
 
 def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOutcome:

@@ -36,9 +36,10 @@ from crewgraph.llm.types import ToolSpec
 from crewgraph.tools._names import sanitize_tool_name
 from crewgraph.tools._schema import schema_from_callable, spec_parameters
 from crewgraph.tools._sync import resolve_sync
+from crewgraph.tools.env_vars import EnvVar
 from crewgraph.tools.tool_failure import ToolFailure, ToolFailurePolicy, ToolFailureReason
 
-__all__ = ["BaseTool"]
+__all__ = ["BaseTool", "EnvVar"]
 
 _log = logging.getLogger("crewgraph.tools")
 
@@ -140,6 +141,9 @@ class BaseTool(BaseModel, ABC):
         default=None, description="What a call of this tool needs where it runs on Ray ({'GPU': 1}); unused locally"
     )
     tool_failure_policy: ToolFailurePolicy | None = Field(default=None)
+    env_vars: list[EnvVar] = Field(
+        default_factory=list, description="Environment variables the tool reads (CrewAI's EnvVar declarations)"
+    )
 
     requires_extras: ClassVar[tuple[tuple[str, str], ...]] = ()
     """``(module, extra)`` pairs the tool's calls import: a missing one fails ``crew.compile()``
@@ -321,7 +325,7 @@ class BaseTool(BaseModel, ABC):
         return ToolFailure(
             message=usage_limit_message(self.name, self.max_usage_count),
             code="usage_limit_exceeded",
-            reason=ToolFailureReason.USAGE_LIMIT_EXCEEDED,
+            reason=ToolFailureReason.USAGE_LIMIT,
         )
 
     def _call_run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

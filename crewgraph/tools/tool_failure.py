@@ -50,14 +50,21 @@ class ToolFailureReason(StrEnum):
     """The tool returned a :class:`ToolFailure`."""
     EXCEPTION = "exception"
     """The tool raised."""
-    USAGE_LIMIT_EXCEEDED = "usage_limit_exceeded"
+    USAGE_LIMIT = "usage_limit"
     """The tool's ``max_usage_count`` was used up."""
     UNKNOWN_TOOL = "unknown_tool"
     """The model named a tool the agent does not have."""
-    INVALID_ARGUMENTS = "invalid_arguments"
+    INVALID_INPUT = "invalid_input"
     """The arguments were not JSON or did not match the tool's args schema."""
-    REMOTE_ERROR = "remote_error"
+    MCP_ERROR = "mcp_error"
     """A remote tool server (MCP ``isError``) reported an error."""
+    REPEATED_CALL = "repeated_call"
+    """The same tool was called again with the same arguments (CrewAI's name; crewgraph
+    answers a repeated call from the run's tool cache and does not report it as a failure)."""
+    # crewgraph's earlier names, kept as aliases of CrewAI's members
+    USAGE_LIMIT_EXCEEDED = "usage_limit"
+    INVALID_ARGUMENTS = "invalid_input"
+    REMOTE_ERROR = "mcp_error"
 
 
 class ToolFailure(BaseModel):

@@ -1,5 +1,5 @@
-"""CrewAI's ``crewai.types`` package: thin re-export modules at CrewAI's import paths."""
+"""CrewAI's ``crewai.types`` package (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.outputs import UsageMetrics
+from crewgraph._internal.facade import facade
 
-__all__ = ["UsageMetrics"]
+__all__, __getattr__, __dir__ = facade(__name__)

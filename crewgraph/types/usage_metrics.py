@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.types.usage_metrics.UsageMetrics``."""
+"""CrewAI's import path ``crewai.types.usage_metrics`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.outputs import UsageMetrics
+from crewgraph._internal.facade import facade
 
-__all__ = ["UsageMetrics"]
+__all__, __getattr__, __dir__ = facade(__name__)

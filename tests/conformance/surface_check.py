@@ -248,6 +248,35 @@ def _call(factory: Any) -> Any:
         return factory({})
 
 
+def _init_params(cls: type) -> dict[str, inspect.Parameter]:
+    """A plain class's constructor keywords (a CrewAI pydantic field may be one of ours)."""
+    try:
+        return {p.name: p for p in inspect.signature(cls.__init__).parameters.values()
+                if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)}
+    except (TypeError, ValueError):
+        return {}
+
+
+def _same_init_default(theirs: dict[str, Any], param: inspect.Parameter) -> str:
+    """'' when a constructor keyword gives CrewAI's field default (None standing for "unset")."""
+    if "required" in theirs:
+        return ""
+    if param.default is inspect.Parameter.empty:
+        return "required here, optional in CrewAI"
+    if "default_factory" in theirs:
+        factory = theirs["default_factory"]
+        empties = {"list": [], "dict": {}, "set": set(), "tuple": ()}
+        if factory in empties and param.default not in (None, empties[factory]):
+            return f"default {param.default!r}, CrewAI's {factory}()"
+        return ""
+    want: str = theirs["default"]
+    if want.startswith(("<function", "<class", "<bound")) or want == "NOT_SPECIFIED":
+        return ""
+    if repr(param.default) == want:
+        return ""
+    return f"default {param.default!r}, CrewAI's {want}"
+
+
 def _refusal(cls: type, name: str, porting: str) -> str:
     """'' when our model refuses CrewAI field ``name`` by name, saying it is not supported."""
     from crewgraph.spec._unsupported import UNSUPPORTED, reject_unsupported
@@ -281,6 +310,8 @@ def _check_class(key: str, spec: dict[str, Any], obj: Any, res: Result, porting:
         elif isinstance(ours_fields, dict) and any(
                 f.alias == fname for f in ours_fields.values()):
             res.add(item, "")
+        elif isinstance(obj, type) and ours_fields is None and fname in _init_params(obj):
+            res.add(item, _same_init_default(fspec, _init_params(obj)[fname]))
         elif isinstance(obj, type):
             res.add(item, _refusal(obj, fname, porting))
         else:

@@ -246,7 +246,7 @@ def test_unknown_tool_lists_available_tools() -> None:
 def test_arguments_that_are_not_json() -> None:
     out = _run(_node(InventoryTool(), "{sku: SKU-1"), _ctx())
     assert "not valid JSON" in out.text and '"sku"' in out.text
-    assert out.failure.reason is ToolFailureReason.INVALID_ARGUMENTS
+    assert out.failure.reason is ToolFailureReason.INVALID_INPUT
     assert out.failure.arguments == "{sku: SKU-1"
 
 
@@ -254,7 +254,7 @@ def test_arguments_failing_the_schema_name_the_field() -> None:
     t = InventoryTool()
     out = _run(_node(t, {"sku": 5, "extra": 1}), _ctx())
     assert "field 'sku'" in out.text
-    assert out.failure.reason is ToolFailureReason.INVALID_ARGUMENTS
+    assert out.failure.reason is ToolFailureReason.INVALID_INPUT
     assert t.current_usage_count == 0
     missing = _run(_node(multiplication_tool, {"first_number": 1}), _ctx())
     assert "field 'second_number': Field required" in missing.text
@@ -272,7 +272,7 @@ def test_usage_limit() -> None:
     assert _run(_node(once, {"n": 1}), _ctx(state=state)).from_cache  # cache hits are free
     out = _run(_node(once, {"n": 2}), _ctx(state=state))
     assert "usage limit (1 uses)" in out.text
-    assert out.failure.reason is ToolFailureReason.USAGE_LIMIT_EXCEEDED
+    assert out.failure.reason is ToolFailureReason.USAGE_LIMIT
     assert once.current_usage_count == 1
 
 

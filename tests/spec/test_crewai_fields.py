@@ -43,7 +43,6 @@ def test_implemented_agent_fields_have_crewais_defaults() -> None:
         ("Agent", {"apps": ["gmail"]}, "apps"),
         ("Agent", {"callbacks": [print]}, "callbacks"),
         ("Task", {"converter_cls": object}, "converter_cls"),
-        ("Task", {"security_config": {"fingerprint": "x"}}, "security_config"),
         ("Crew", {"chat_llm": "gpt-4o"}, "chat_llm"),
         ("Crew", {"share_crew": True}, "share_crew"),
         ("Crew", {"prompt_file": "prompts.json"}, "prompt_file"),

@@ -94,7 +94,7 @@ def test_max_usage_count_holds_for_direct_calls_and_resets() -> None:
     assert asyncio.run(lookup.arun(key="b")) == "value of b"
     limited = lookup.run(key="c")
     assert isinstance(limited, ToolFailure)
-    assert limited.reason is ToolFailureReason.USAGE_LIMIT_EXCEEDED and limited.code == "usage_limit_exceeded"
+    assert limited.reason is ToolFailureReason.USAGE_LIMIT and limited.code == "usage_limit_exceeded"
     assert isinstance(asyncio.run(lookup.arun(key="c")), ToolFailure)
     assert lookup.current_usage_count == 2
     lookup.reset_usage_count()

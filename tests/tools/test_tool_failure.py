@@ -22,15 +22,14 @@ def test_policy_values_are_the_seed_strings() -> None:
     assert str(ToolFailurePolicy.IGNORE) == "ignore"
 
 
-def test_reasons_cover_every_detected_case() -> None:
+def test_reasons_are_crewais_members_with_the_old_names_as_aliases() -> None:
     names = {r.name for r in ToolFailureReason}
-    assert {
-        "TOOL_REPORTED",
-        "EXCEPTION",
-        "USAGE_LIMIT_EXCEEDED",
-        "UNKNOWN_TOOL",
-        "INVALID_ARGUMENTS",
-    } <= names
+    assert names == {"TOOL_REPORTED", "EXCEPTION", "USAGE_LIMIT", "UNKNOWN_TOOL", "INVALID_INPUT",
+                     "MCP_ERROR", "REPEATED_CALL"}
+    assert ToolFailureReason.USAGE_LIMIT.value == "usage_limit"
+    assert ToolFailureReason.USAGE_LIMIT_EXCEEDED is ToolFailureReason.USAGE_LIMIT
+    assert ToolFailureReason.INVALID_ARGUMENTS is ToolFailureReason.INVALID_INPUT
+    assert ToolFailureReason.REMOTE_ERROR is ToolFailureReason.MCP_ERROR
 
 
 def test_tool_failure_defaults_and_agent_message() -> None:

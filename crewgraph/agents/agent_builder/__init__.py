@@ -1,5 +1,5 @@
-"""CrewAI's ``crewai.agents.agent_builder`` package (``base_agent.BaseAgent``)."""
+"""CrewAI's ``crewai.agents.agent_builder`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.base_agent import BaseAgent
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseAgent"]
+__all__, __getattr__, __dir__ = facade(__name__)

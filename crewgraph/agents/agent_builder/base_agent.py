@@ -1,6 +1,5 @@
-"""CrewAI's import path ``crewai.agents.agent_builder.base_agent.BaseAgent``: a thin re-export of
-:class:`crewgraph.spec.base_agent.BaseAgent`, the abstract base third-party agents subclass."""
+"""CrewAI's import path ``crewai.agents.agent_builder.base_agent`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.spec.base_agent import BaseAgent
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseAgent"]
+__all__, __getattr__, __dir__ = facade(__name__)

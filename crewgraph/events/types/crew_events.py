@@ -1,9 +1,5 @@
-"""CrewAI's import path ``crewai.events.types.crew_events``: the crew kickoff events."""
+"""CrewAI's import path ``crewai.events.types.crew_events`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.events.crew_events import (
-    CrewKickoffCompletedEvent,
-    CrewKickoffFailedEvent,
-    CrewKickoffStartedEvent,
-)
+from crewgraph._internal.facade import facade
 
-__all__ = ["CrewKickoffCompletedEvent", "CrewKickoffFailedEvent", "CrewKickoffStartedEvent"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,9 +1,5 @@
-"""CrewAI's import path ``crewai.events.types.flow_events``: every event of
-:mod:`crewgraph.events.flow_events` and :mod:`crewgraph.events.conversation_events`."""
+"""CrewAI's import path ``crewai.events.types.flow_events`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.events.conversation_events import *  # noqa: F403  (a façade: exactly those modules' names)
-from crewgraph.events.conversation_events import __all__ as _conversation
-from crewgraph.events.flow_events import *  # noqa: F403
-from crewgraph.events.flow_events import __all__ as _flow
+from crewgraph._internal.facade import facade
 
-__all__ = [*_flow, *_conversation]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,12 +1,5 @@
-"""CrewAI's import path ``crewai.events.types.llm_guardrail_events``.
+"""CrewAI's import path ``crewai.events.types.llm_guardrail_events`` (names: crewgraph._internal.crewai_paths)."""
 
-CrewAI names these events ``LLMGuardrail*``; crewgraph emits the same events for
-every guardrail (function or text) as ``Guardrail*``. Both names are the same classes.
-"""
+from crewgraph._internal.facade import facade
 
-from crewgraph.events.guardrail_events import GuardrailCompletedEvent, GuardrailStartedEvent
-
-LLMGuardrailStartedEvent = GuardrailStartedEvent
-LLMGuardrailCompletedEvent = GuardrailCompletedEvent
-
-__all__ = ["GuardrailCompletedEvent", "GuardrailStartedEvent", "LLMGuardrailCompletedEvent", "LLMGuardrailStartedEvent"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,4 +1,5 @@
-"""CrewAI's import path ``crewai.events.types.reasoning_events``: every event of :mod:`crewgraph.events.reasoning_events`."""
+"""CrewAI's import path ``crewai.events.types.reasoning_events`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.events.reasoning_events import *  # noqa: F403  (a façade: exactly that module's names)
-from crewgraph.events.reasoning_events import __all__ as __all__
+from crewgraph._internal.facade import facade
+
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.events.types.task_events``: the task events."""
+"""CrewAI's import path ``crewai.events.types.task_events`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.events.crew_events import TaskCompletedEvent, TaskFailedEvent, TaskStartedEvent
+from crewgraph._internal.facade import facade
 
-__all__ = ["TaskCompletedEvent", "TaskFailedEvent", "TaskStartedEvent"]
+__all__, __getattr__, __dir__ = facade(__name__)

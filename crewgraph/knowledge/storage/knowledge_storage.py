@@ -122,9 +122,9 @@ class KnowledgeStorage:
     def _edge_path(self) -> Path:
         if self.path is not None:
             return self.path
-        from crewgraph.memory.storage.factory import default_storage_path
+        from crewgraph._internal.storage import KNOWLEDGE_DIRECTORY, storage_root
 
-        return default_storage_path().parent / "knowledge" / self.collection_name
+        return storage_root() / KNOWLEDGE_DIRECTORY / self.collection_name
 
     @property
     def backend(self) -> Any:

@@ -29,8 +29,9 @@ DEFAULT_STORAGE_NAMES = frozenset({"qdrant-edge", "qdrant_edge", "default", "lan
 
 def default_storage_path() -> Path:
     """``$CREWGRAPH_STORAGE_DIR/memory`` when set, else ``./.crewgraph/memory``."""
-    base = os.environ.get("CREWGRAPH_STORAGE_DIR")
-    return Path(base).expanduser() / "memory" if base else Path(".crewgraph") / "memory"
+    from crewgraph._internal.storage import MEMORY_DIRECTORY, storage_root
+
+    return storage_root() / MEMORY_DIRECTORY
 
 
 def _server(url: str) -> StorageBackend:

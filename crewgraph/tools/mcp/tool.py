@@ -126,7 +126,7 @@ class MCPTool(BaseTool):
             return ToolFailure(
                 message=str(exc),
                 code=code,
-                reason=ToolFailureReason.REMOTE_ERROR,
+                reason=ToolFailureReason.MCP_ERROR,
                 details={"server": server.server_name(), "tool": self.remote_name},
             )
         value, text = result_value(result)
@@ -135,7 +135,7 @@ class MCPTool(BaseTool):
                 message=f"MCP tool {self.remote_name!r} of server {server.server_name()!r} reported an "
                 f"error: {text or '(no message)'}",
                 code="mcp_tool_error",
-                reason=ToolFailureReason.REMOTE_ERROR,
+                reason=ToolFailureReason.MCP_ERROR,
                 details={"server": server.server_name(), "tool": self.remote_name},
             )
         return value

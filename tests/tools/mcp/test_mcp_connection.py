@@ -47,7 +47,7 @@ def test_is_error_result_becomes_a_tool_failure(http_server: HTTPServer) -> None
     fail = next(t for t in mcp_tools([server]) if t.remote_name == "fail")
     result = fail.run(reason="no luck")
     assert isinstance(result, ToolFailure)
-    assert result.reason is ToolFailureReason.REMOTE_ERROR
+    assert result.reason is ToolFailureReason.MCP_ERROR
     assert result.code == "mcp_tool_error"
     assert "'fail'" in result.message and "'testsrv'" in result.message
 

@@ -77,7 +77,7 @@ def test_is_error_result_is_a_recorded_tool_failure(http_server: HTTPServer) -> 
     assert result.raw == "gave up"
     [failure] = result.tool_failures
     assert failure.tool_name == "testsrv_fail"
-    assert failure.reason is ToolFailureReason.REMOTE_ERROR
+    assert failure.reason is ToolFailureReason.MCP_ERROR
     assert failure.code == "mcp_tool_error"
     assert "reported an error" in _tool_messages(llm)[0]
 
