@@ -407,7 +407,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
                 }
             )
         elif ctx.wants(TaskStartedEvent):
-            ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
+            ctx.emit(TaskStartedEvent(task_name=interpolate(self.task_name, ctx.inputs),
+                                      agent_role=interpolate(self.agent_role, ctx.inputs), context=context or None))
         if ctx.wants(AgentExecutionStartedEvent):
             ctx.emit(
                 AgentExecutionStartedEvent(
