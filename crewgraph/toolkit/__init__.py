@@ -34,6 +34,7 @@ _RAG_TOOLS = frozenset(
 )
 
 _HOSTED_TOOLS = {
+    "AIMindTool": "crewgraph.toolkit.aimind_tool",
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
     "BedrockInvokeAgentTool": "crewgraph.toolkit.bedrock_tools",
@@ -57,6 +58,7 @@ _HOSTED_TOOLS = {
     "ContextualAIQueryTool": "crewgraph.toolkit.contextualai_tools",
     "ContextualAIRerankTool": "crewgraph.toolkit.contextualai_tools",
     "DallETool": "crewgraph.toolkit.openai_tools",
+    "DatabricksQueryTool": "crewgraph.toolkit.databricks_tool",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FileCompressorTool": "crewgraph.toolkit.file_compressor_tool",
@@ -71,6 +73,7 @@ _HOSTED_TOOLS = {
     "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "MultiOnTool": "crewgraph.toolkit.multion_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
     "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
     "OCRTool": "crewgraph.toolkit.openai_tools",
@@ -117,6 +120,7 @@ _HOSTED_TOOLS = {
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 __all__ = [
+    "AIMindTool",
     "ApifyActorsTool",
     "ArxivPaperTool",
     "BedrockInvokeAgentTool",
@@ -142,6 +146,7 @@ __all__ = [
     "ContextualAIQueryTool",
     "ContextualAIRerankTool",
     "DallETool",
+    "DatabricksQueryTool",
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
@@ -160,6 +165,7 @@ __all__ = [
     "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
+    "MultiOnTool",
     "MySQLSearchTool",
     "NL2SQLTool",
     "OCRTool",
