@@ -160,8 +160,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "crewgraph.events.types.flow_events": {
         "FlowFinishedEvent": "crewgraph.events.flow_events",
+        "FlowInputReceivedEvent": "crewgraph.events.flow_events",
+        "FlowInputRequestedEvent": "crewgraph.events.flow_events",
         "FlowPausedEvent": "crewgraph.events.flow_events",
         "FlowStartedEvent": "crewgraph.events.flow_events",
+        "HumanFeedbackReceivedEvent": "crewgraph.events.flow_events",
+        "HumanFeedbackRequestedEvent": "crewgraph.events.flow_events",
         "MethodExecutionFailedEvent": "crewgraph.events.flow_events",
         "MethodExecutionFinishedEvent": "crewgraph.events.flow_events",
         "MethodExecutionStartedEvent": "crewgraph.events.flow_events",

@@ -309,10 +309,14 @@ def crew_from_checkpoint(
     from the factory reference the run recorded when it started (``crew._factory_ref``). Without either
     there is no way to rebuild it, and the error says what to do instead.
     """
+    config = _store_config(config)
     if not isinstance(config, CheckpointConfig):
         raise CheckpointError(f"from_checkpoint needs a CheckpointConfig, got {type(config).__name__}")
     if config.run_id is None:
-        raise CheckpointError("Crew.from_checkpoint needs CheckpointConfig(run_id=...) naming the run to resume")
+        raise CheckpointError(
+            "Crew.from_checkpoint needs the run to resume: CheckpointConfig(restore_from=RUN_ID) "
+            "(crewgraph.state) or CheckpointConfig(run_id=...) (crewgraph.checkpoint)"
+        )
     info = run_info(config)
     ref = factory if factory is not None else info.meta.get(FACTORY_META_KEY)
     if ref is None:
@@ -329,6 +333,12 @@ def crew_from_checkpoint(
     return copy
 
 
+def _store_config(config: Any) -> Any:
+    """crewgraph's store settings for CrewAI's CheckpointConfig (``crewgraph.state``)."""
+    convert = getattr(config, "to_store_config", None)
+    return convert() if callable(convert) else config
+
+
 def fork_crew(
     cls: type[C],
     config: CheckpointConfig,
@@ -339,5 +349,6 @@ def fork_crew(
 ) -> C:
     """``Crew.fork``: copy the run's finished outputs under a new run id (``branch`` as its
     label) and return the crew bound to resume that fork; the original run is untouched."""
+    config = _store_config(config)
     new_id = fork_run(config, branch, exclude=exclude)
     return crew_from_checkpoint(cls, config.model_copy(update={"run_id": new_id}), factory=factory)

@@ -177,6 +177,23 @@ class Agent(BaseAgent):
 
         return await kickoff_agent(self, messages, response_format)
 
+    @classmethod
+    def from_checkpoint(cls, config: Any) -> "Agent":
+        """CrewAI's agent-level restore: refused (a solo ``kickoff`` is not checkpointed)."""
+        raise NotImplementedError(
+            "Agent.from_checkpoint is not supported by crewgraph: a solo agent's kickoff is not "
+            "checkpointed; run the agent's work in a Crew(checkpoint=CheckpointConfig(...)) and use "
+            "Crew.from_checkpoint(config)"
+        )
+
+    @classmethod
+    def fork(cls, config: Any, branch: str | None = None) -> "Agent":
+        """CrewAI's agent-level fork: refused, as :meth:`from_checkpoint`."""
+        raise NotImplementedError(
+            "Agent.fork is not supported by crewgraph: a solo agent's kickoff is not checkpointed; "
+            "fork a crew run with Crew.fork(config, branch)"
+        )
+
     # ------------------------------------------------------------------ BaseAgent's contract
     def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
         """Do ``task`` (with ``context``, the text of the tasks it depends on) and return the answer.
