@@ -159,6 +159,11 @@ PATHS: dict[str, dict[str, str]] = {
         "TaskStartedEvent": "crewgraph.events.crew_events",
     },
     "crewgraph.events.types.flow_events": {
+        "ConversationMessageAddedEvent": "crewgraph.events.conversation_events",
+        "ConversationRouteSelectedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnCompletedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnFailedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnStartedEvent": "crewgraph.events.conversation_events",
         "FlowFinishedEvent": "crewgraph.events.flow_events",
         "FlowInputReceivedEvent": "crewgraph.events.flow_events",
         "FlowInputRequestedEvent": "crewgraph.events.flow_events",

@@ -121,6 +121,23 @@ def _resolve_crew(
     return ResolvedCheckpoint(store, run_id, restored, inputs, resumed=True)
 
 
+DEMO_META_KEY = "demo_model"
+
+
+def _on_demo_model(crew: Any) -> bool:
+    """Whether the run answers on the demo model (``--llm fake``): every call goes to it
+    (crewgraph.llm.override), or every agent has it."""
+    from crewgraph.llm.override import model_override
+
+    def demo(llm: object) -> bool:
+        return getattr(llm, "demo_model", False) is True
+
+    if demo(model_override()):
+        return True
+    agents = list(getattr(crew, "agents", None) or [])
+    return bool(agents) and all(demo(getattr(a, "llm", None)) for a in agents)
+
+
 def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any]) -> ResolvedCheckpoint:
     graph = compile_plan(crew, inputs)
     run_id = new_run_id()
@@ -128,6 +145,8 @@ def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: di
 
     meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew),
             TASK_IDS_META_KEY: task_ids(crew, graph)}  # what Crew.replay / log-tasks-outputs name tasks by
+    if _on_demo_model(crew):
+        meta[DEMO_META_KEY] = True  # the UI marks the run: its answers are the demo model's
     store.start_run(run_id, name=name, meta=meta)
     return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs)
 

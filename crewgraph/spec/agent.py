@@ -223,6 +223,14 @@ class Agent(BaseAgent):
         the executor itself is the task's compiled ``agent_step`` node."""
         self._executor_tools = check_tools(tools) if tools is not None else None
 
+    def set_skills(self, resolved_crew_skills: list[Any] | None = None) -> None:
+        """Load and activate this agent's skills (then ``resolved_crew_skills``, a crew's; a name
+        both have keeps the agent's) into ``Skill`` objects, as CrewAI does before a kickoff."""
+        from crewgraph.skills.loader import load_skills
+
+        entries = [*(self.skills or []), *(resolved_crew_skills or [])]
+        self.skills = load_skills(entries, self) if entries else None
+
     def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[Any]:
         """The "delegate work" and "ask question" tools over ``agents`` (never this agent itself)."""
         from crewgraph.tools.delegation import delegation_tools
