@@ -42,6 +42,7 @@ PATHS: dict[str, dict[str, str]] = {
     "crewgraph.tasks.output_format": {"OutputFormat": _OUT},
     "crewgraph.tasks.conditional_task": {"ConditionalTask": "crewgraph.spec.conditional_task"},
     "crewgraph.process": {"Process": "crewgraph.spec.process"},
+    "crewgraph.crew": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.crews": {"CrewOutput": _OUT},
     "crewgraph.crews.crew_output": {"CrewOutput": _OUT},
     # models
@@ -69,6 +70,9 @@ PATHS: dict[str, dict[str, str]] = {
         "crewai_event_bus": f"{_BUS}:crewgraph_event_bus",
         "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
         "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
+        "FlowEvent": "crewgraph.events.flow_events",
+        "ReasoningEvent": "crewgraph.events.reasoning_events",
+        "ToolUsageEvent": "crewgraph.events.tool_events",
     },
     "crewgraph.events.event_bus": {
         "CrewAIEventsBus": f"{_BUS}:CrewGraphEventsBus",
@@ -93,6 +97,7 @@ PATHS: dict[str, dict[str, str]] = {
         "TaskStartedEvent": "crewgraph.events.crew_events",
     },
     "crewgraph.events.types.flow_events": {
+        "FlowEvent": "crewgraph.events.flow_events",
         "FlowFinishedEvent": "crewgraph.events.flow_events",
         "FlowPausedEvent": "crewgraph.events.flow_events",
         "FlowStartedEvent": "crewgraph.events.flow_events",
@@ -144,10 +149,12 @@ PATHS: dict[str, dict[str, str]] = {
         "AgentReasoningCompletedEvent": "crewgraph.events.reasoning_events",
         "AgentReasoningFailedEvent": "crewgraph.events.reasoning_events",
         "AgentReasoningStartedEvent": "crewgraph.events.reasoning_events",
+        "ReasoningEvent": "crewgraph.events.reasoning_events",
     },
     "crewgraph.events.types.tool_usage_events": {
         "ToolFailureDetectedEvent": "crewgraph.events.tool_events",
         "ToolUsageErrorEvent": "crewgraph.events.tool_events",
+        "ToolUsageEvent": "crewgraph.events.tool_events",
         "ToolUsageFinishedEvent": "crewgraph.events.tool_events",
         "ToolUsageStartedEvent": "crewgraph.events.tool_events",
     },
