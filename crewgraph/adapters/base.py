@@ -96,7 +96,7 @@ class BaseConverterAdapter(ABC):
 
     def post_process_result(self, result: str) -> str:
         """The reply, or the JSON in it when structured output was asked for."""
-        if not self._output_format:
+        if not getattr(self, "_output_format", None):  # a subclass may not call this __init__
             return result
         return self._extract_json_from_text(result)
 

@@ -17,7 +17,6 @@ no fallbacks. A probe's outcome is a :class:`Probe` with a status:
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -363,64 +362,65 @@ def _stream(client: _Client, body: dict[str, Any]) -> tuple[int, int, bool, str]
     return 200, chunks, usage, ""
 
 
-_CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "context_window", "n_ctx")
-
-
 def _context_window(client: _Client, model: str, models: Probe) -> Probe:
-    """From ``/models`` (vLLM ``max_model_len``, LM Studio/OpenRouter ``context_length``,
-    llama.cpp ``meta.n_ctx_train``), else llama.cpp's ``/props``, else Ollama's ``/api/show``;
-    unknown if none says."""
+    """The window the server serves: ``/models`` (llama.cpp ``meta.n_ctx``, vLLM ``max_model_len``,
+    LM Studio/OpenRouter ``context_length``), else llama.cpp's ``/props``, else Ollama's
+    ``/api/show``; unknown if none says. llama.cpp's ``meta.n_ctx_train`` is only what the model
+    was trained for (a server started with ``-c 8192`` serves 8,192 whatever it says), so it is
+    shown beside the served window, never taken for it. The parsing is the client's own
+    (``crewgraph.llm._served_window``), so doctor reports what a run will use."""
+    from crewgraph.llm._served_window import window_from_models_entry, window_from_props
+
+    trained: int | None = None
     for entry in models.data.get("entries", []):
         if entry.get("id") != model:
             continue
-        for key in _CONTEXT_KEYS:
-            if isinstance(entry.get(key), int):
-                return Probe("context window", "ok", f"{entry[key]} tokens (/models {key})", data={"tokens": entry[key]})
         meta = entry.get("meta") or {}
-        if isinstance(meta.get("n_ctx_train"), int):
-            return Probe("context window", "ok", f"{meta['n_ctx_train']} tokens (/models meta.n_ctx_train)",
-                         data={"tokens": meta["n_ctx_train"]})
+        trained = meta.get("n_ctx_train") if isinstance(meta.get("n_ctx_train"), int) else None
+        found = window_from_models_entry(entry)
+        if found is not None:
+            return _window_probe(found[0], f"/models {found[1]}", trained)
     root = client.base_url.removesuffix("/v1")
     try:
         import httpx
 
         response = client.http.get(f"{root}/props")
-        settings = response.json().get("default_generation_settings") or {} if response.status_code == 200 else {}
-        n_ctx = settings.get("n_ctx")
+        n_ctx = window_from_props(response.json()) if response.status_code == 200 else None
     except (ValueError, AttributeError, httpx.HTTPError):
         n_ctx = None
-    if isinstance(n_ctx, int):
-        return Probe("context window", "ok", f"{n_ctx} tokens (llama.cpp /props)", data={"tokens": n_ctx})
+    if n_ctx is not None:
+        return _window_probe(n_ctx, "llama.cpp /props", trained)
     ollama = _ollama_context(client, root, model)
     if ollama is not None:
         return ollama
+    if trained is not None:
+        return Probe("context window", "unknown",
+                     f"the server does not say what it serves (the model was trained for {trained} tokens)")
     return Probe("context window", "unknown", "the server does not report it")
 
 
-_OLLAMA_DEFAULT_NUM_CTX = 4096
-"""Ollama's context when neither the Modelfile nor ``OLLAMA_CONTEXT_LENGTH`` sets one (recent
-versions; older ones used 2048). Longer prompts are cut without an error."""
+def _window_probe(tokens: int, source: str, trained: int | None) -> Probe:
+    detail = f"{tokens} tokens ({source})"
+    if trained is not None and trained > tokens:
+        detail += f"; the model was trained for {trained}"
+    return Probe("context window", "ok", detail, data={"tokens": tokens, "trained": trained})
 
 
 def _ollama_context(client: _Client, root: str, model: str) -> Probe | None:
     """Ollama's ``/api/show``: the model's trained context and the ``num_ctx`` it runs with."""
     import httpx
 
+    from crewgraph.llm._served_window import window_from_ollama_show
+
     try:
         response = client.http.post(f"{root}/api/show", json={"model": model})
-        shown = response.json() if response.status_code == 200 else None
+        shown = window_from_ollama_show(response.json()) if response.status_code == 200 else None
     except (ValueError, httpx.HTTPError):
         return None
-    if not isinstance(shown, dict):
+    if shown is None:
         return None
-    info = shown.get("model_info") or {}
-    trained = next((v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int)), None)
-    match = re.search(r"(?m)^\s*num_ctx\s+(\d+)", str(shown.get("parameters") or ""))
-    num_ctx = int(match.group(1)) if match else None
-    if trained is None and num_ctx is None:
-        return None
-    used = num_ctx or _OLLAMA_DEFAULT_NUM_CTX
-    detail = f"{used} tokens (Ollama num_ctx{'' if num_ctx else ', its default'})"
+    used, trained, set_explicitly = shown
+    detail = f"{used} tokens (Ollama num_ctx{'' if set_explicitly else ', its default'})"
     if trained is not None and trained > used:
         detail += (f"; the model was trained for {trained}: longer prompts are cut silently, "
                    "set OLLAMA_CONTEXT_LENGTH or num_ctx to use more")

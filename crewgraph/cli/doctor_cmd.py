@@ -123,8 +123,16 @@ def _notes(report: ServerReport, slow: bool, window: object) -> list[str]:
     if slow:
         notes.append("a slow model: a single-slot server keeps generating a request the client gave up on, "
                      "so give calls a long timeout rather than retrying them, and one call at a time")
-    if isinstance(window, int) and window < 8192:
-        notes.append(f"a small context window ({window} tokens): keep task descriptions and tool outputs short")
+    if isinstance(window, int) and window <= 16384:
+        # Sized on the served window: what an agent's conversation may hold once the reply's room
+        # is kept (the client trims to this ahead of time, see respect_context_window).
+        reply = min(2048, window // 4)
+        notes.append(
+            f"a small context window ({window} tokens): a conversation may hold about "
+            f"{int(window * 0.85) - reply} tokens with {reply} kept for the answer, so keep task descriptions "
+            f"and tool outputs short, keep respect_context_window=True (the default: older turns are "
+            f"summarised), and do not set max_tokens above {reply}"
+        )
     return notes
 
 

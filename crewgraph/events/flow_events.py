@@ -9,8 +9,12 @@ from crewgraph.events.base import BaseEvent
 __all__ = [
     "FlowEvent",
     "FlowFinishedEvent",
+    "FlowInputReceivedEvent",
+    "FlowInputRequestedEvent",
     "FlowPausedEvent",
     "FlowStartedEvent",
+    "HumanFeedbackReceivedEvent",
+    "HumanFeedbackRequestedEvent",
     "MethodExecutionFailedEvent",
     "MethodExecutionFinishedEvent",
     "MethodExecutionStartedEvent",
@@ -71,3 +75,46 @@ class MethodExecutionFailedEvent(FlowEvent):
     flow_name: str
     method_name: str
     error: str
+
+
+class FlowInputRequestedEvent(BaseEvent):
+    """``self.ask(message)`` is about to ask its input provider."""
+
+    event_type: ClassVar[str] = "flow_input_requested"
+    flow_name: str
+    method_name: str | None = None
+    message: str
+    metadata: dict[str, Any] | None = None
+
+
+class FlowInputReceivedEvent(BaseEvent):
+    """The answer to ``self.ask(message)`` (``response`` None: timed out or no answer)."""
+
+    event_type: ClassVar[str] = "flow_input_received"
+    flow_name: str
+    method_name: str | None = None
+    message: str
+    response: str | None = None
+    metadata: dict[str, Any] | None = None
+    response_metadata: dict[str, Any] | None = None
+
+
+class HumanFeedbackRequestedEvent(BaseEvent):
+    """A ``@human_feedback`` method shows its output to a person."""
+
+    event_type: ClassVar[str] = "human_feedback_requested"
+    flow_name: str
+    method_name: str
+    output: Any = None
+    message: str
+    emit: list[str] | None = None
+
+
+class HumanFeedbackReceivedEvent(BaseEvent):
+    """The person's feedback on a ``@human_feedback`` method (``outcome``: the label it chose)."""
+
+    event_type: ClassVar[str] = "human_feedback_received"
+    flow_name: str
+    method_name: str
+    feedback: str
+    outcome: str | None = None

@@ -1,6 +1,7 @@
 """Flows: event-driven workflows (``@start``/``@listen``/``@router``, ``and_``/``or_``)
-compiled to the same execution graph as crews. ``@persist`` and
-``SQLiteFlowPersistence`` live in ``crewgraph.flow.persistence``.
+compiled to the same execution graph as crews, with CrewAI's names for asking people
+(``Flow.ask``, input providers, ``flow_config``) and for human feedback
+(``@human_feedback``, feedback providers, ``HumanFeedbackPending``).
 
 CrewAI's conversational names (``ChatState``, ``ConversationalConfig``,
 ``ConversationState``...) and ``Expression`` import from here too; they load on
@@ -8,9 +9,19 @@ first use, so ``import crewgraph`` stays fast."""
 
 from typing import Any
 
+from crewgraph.flow.async_feedback import (
+    ConsoleProvider,
+    HumanFeedbackPending,
+    HumanFeedbackProvider,
+    PendingFeedbackContext,
+)
 from crewgraph.flow.conditions import FlowCondition, and_, or_
 from crewgraph.flow.decorators import listen, router, start
 from crewgraph.flow.flow import Flow
+from crewgraph.flow.flow_config import flow_config
+from crewgraph.flow.human_feedback import HumanFeedbackResult, human_feedback
+from crewgraph.flow.input_provider import InputProvider, InputResponse
+from crewgraph.flow.persistence import persist
 from crewgraph.flow.state import FlowState
 
 _LAZY = {
@@ -29,6 +40,7 @@ _LAZY = {
 __all__ = [
     "AgentMessage",
     "ChatState",
+    "ConsoleProvider",
     "ConversationConfig",
     "ConversationEvent",
     "ConversationMessage",
@@ -39,10 +51,19 @@ __all__ = [
     "Flow",
     "FlowCondition",
     "FlowState",
+    "HumanFeedbackPending",
+    "HumanFeedbackProvider",
+    "HumanFeedbackResult",
+    "InputProvider",
+    "InputResponse",
+    "PendingFeedbackContext",
     "RouterConfig",
     "and_",
+    "flow_config",
+    "human_feedback",
     "listen",
     "or_",
+    "persist",
     "router",
     "start",
 ]

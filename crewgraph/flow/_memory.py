@@ -2,7 +2,7 @@
 
 A flow uses its ``memory`` (class attribute or ``Flow(memory=...)``: a Memory,
 MemoryScope or MemorySlice); without one it builds a default
-``crewgraph.memory.Memory()`` on first use -- never at import or kickoff, so a
+``crewgraph.memory.Memory(root_scope="/flow/<flow name>")`` on first use -- never at import or kickoff, so a
 flow that does not remember anything loads no storage or embedder.
 """
 
@@ -16,18 +16,20 @@ __all__ = ["FlowMemoryMixin"]
 _MISSING: Any = object()
 
 
-def _default_memory() -> Any:
+def _default_memory(flow_name: str) -> Any:
     import importlib
 
-    # Looked up at call time: the memory package (storage, embedder) loads only here.
-    return importlib.import_module("crewgraph.memory").Memory()
+    # Looked up at call time: the memory package (storage, embedder) loads only here. CrewAI's
+    # default flow memory lives under /flow/<flow name>, so flows sharing a store stay apart.
+    return importlib.import_module("crewgraph.memory").Memory(root_scope=f"/flow/{flow_name.strip('/')}")
 
 
 class FlowMemoryMixin:
     """The memory methods of Flow (kept apart to keep the facade small).
 
     ``flow.memory`` is the flow's memory: the one given (``Flow(memory=...)``, a class
-    attribute, or assigned), else a default ``Memory()`` created on first access.
+    attribute, or assigned), else a default ``Memory(root_scope="/flow/<flow name>")`` created on
+    first access (CrewAI's default root scope for a flow).
     ``memory=None`` given explicitly turns memory off: ``flow.memory`` is then None and
     ``remember``/``recall``/``extract_memories`` raise ValueError.
     """
@@ -41,7 +43,8 @@ class FlowMemoryMixin:
             with FlowMemoryMixin._memory_lock:
                 found = self.__dict__.get("_memory_obj", _MISSING)
                 if found is _MISSING:
-                    found = self.__dict__["_memory_obj"] = _default_memory()
+                    name = getattr(self, "flow_name", None) or type(self).__name__
+                    found = self.__dict__["_memory_obj"] = _default_memory(str(name))
         return found
 
     @memory.setter

@@ -26,7 +26,10 @@ def find_run(store: FlowPersistence, run_id: str) -> dict[str, Any]:
         raise ValueError(f"{store!r} keeps no run journal, so runs cannot be resumed from it")
     record = store.load_run(run_id)
     if record is None:
-        raise ValueError(f"no flow run {run_id!r} in {store!r}")
+        raise ValueError(
+            f"no flow run {run_id!r} in {store!r} (a flow paused for feedback resumes with "
+            "MyFlow.from_pending(flow_id).resume(feedback))"
+        )
     return record
 
 
@@ -123,6 +126,13 @@ async def resume_run(
         flow = found(persistence=persistence) if persistence is not None else found()
     elif persistence is not None:
         flow._persistence = persistence
+    asked = [p for p in record.get("pending") or [] if "output" not in p]
+    if asked and flow.input_provider is None:
+        from crewgraph.flow.flow_config import flow_config
+
+        if flow_config.input_provider is None:
+            # The run paused for a question: if it asks again, it pauses again.
+            flow.input_provider = "persisted"
     record["answers"] = _answers(record, answer)
     limit = flow.max_method_calls if limit is None else limit
     return await kickoff_flow(flow, {"id": record["flow_uuid"]}, limit, resume=record)

@@ -87,8 +87,12 @@ async def _kickoff_flow(
             frs.replay = {m: deque(v) for m, v in replay.items()}
             frs.prepared = prepared
             frs.answers = dict(resume.get("answers") or {})
+            frs.prepared.update(resume.get("prepared_values") or {})
             journal.seq = seq
         journal.start(resume, payload)
+    elif resume is not None:  # resumed from pending feedback, without a run journal
+        frs.answers = dict(resume.get("answers") or {})
+        frs.prepared = dict(resume.get("prepared_values") or {})
     if stores:
         frs.journal = journal.record
     run_state = RunState()
@@ -120,6 +124,7 @@ async def _kickoff_flow(
         on_node_finished=on_node_finished,
         source=flow,
         executor=flow.executor,
+        entry=resume.get("entry") if resume is not None else None,
     )
     usage = UsageTotal()
     flow._usage = usage
@@ -143,6 +148,13 @@ async def _kickoff_flow(
     if result_of_run.paused:
         pending = journal.pause(result_of_run.paused)
         emit(FlowPausedEvent(flow_name=name, questions=[q.question for q in pending.questions]))
+        await crewgraph_event_bus.adrain()
+        for paused in result_of_run.paused.values():
+            feedback = paused.get("feedback_pending")
+            if feedback is not None:
+                # Paused by a feedback provider: CrewAI's kickoff returns its HumanFeedbackPending.
+                feedback.run_id = run_id
+                return feedback
         return pending
     journal.finish("completed")
     result = outputs[-1] if outputs else None

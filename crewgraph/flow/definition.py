@@ -334,6 +334,8 @@ def flow_class(
             fn = router(_condition(method.router, where), emit=method.emit)(fn)
         body[name] = fn
     body["__flow_definition__"] = definition
+    if definition.persist:
+        body["input_provider"] = "persisted"  # an `ask` step of a persisted flow pauses the run
     bases = (Flow,)
     try:
         cls = type(_class_name(definition.name), bases, body)

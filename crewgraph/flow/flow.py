@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import types
 import warnings
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from crewgraph.flow.state import (
 
 if TYPE_CHECKING:
     from crewgraph.compiler.flow_compiler import FlowSpec
+    from crewgraph.flow.async_feedback.types import PendingFeedbackContext
     from crewgraph.flow.human_feedback import HumanFeedbackResult
     from crewgraph.flow.persistence import FlowPersistence
     from crewgraph.graph.execution_graph import ExecutionGraph
@@ -89,8 +91,10 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
     executor: Any = None
     """Where method calls run: None (this process) or ``crewgraph.distributed.RayExecutor(...)``."""
     input_provider: Any = None
-    """Who answers ``self.ask(...)``: an InputProvider, a callable ``fn(question) -> str``,
-    ``"console"`` or ``"persisted"``; None: persisted (pause) when the flow is, else console."""
+    """Who answers ``self.ask(...)``: an InputProvider (``request_input(message, flow,
+    metadata=None)``), a function ``fn(message) -> str``, ``"console"`` or ``"persisted"``
+    (pause the run until ``Flow.resume(run_id, answer)``); None: ``flow_config.input_provider``,
+    else the console."""
 
     _spec: ClassVar[FlowSpec | None] = None
 
@@ -149,6 +153,10 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         self._trigger_payload: Any = None
         self.human_feedback_history: list[HumanFeedbackResult] = []
         """Every ``@human_feedback`` result of this instance's kickoffs, in order."""
+        self._input_history: list[dict[str, Any]] = []
+        self._input_lock = threading.Lock()
+        self._pending_context: PendingFeedbackContext | None = None
+        self._pending_store: FlowPersistence | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -203,55 +211,108 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
     def _record_feedback(self, result: HumanFeedbackResult) -> None:
         self.human_feedback_history.append(result)
 
+    @property
+    def pending_feedback(self) -> PendingFeedbackContext | None:
+        """What this flow waits for, when it was loaded with :meth:`from_pending`."""
+        return self._pending_context
+
+    @property
+    def input_history(self) -> list[dict[str, Any]]:
+        """Every ``ask`` of this instance: ``message``, ``response`` (None: no answer),
+        ``method_name``, ``timestamp``, ``metadata``, ``response_metadata``."""
+        with self._input_lock:
+            return [dict(entry) for entry in self._input_history]
+
+    def _record_input(
+        self, message: str, response: str | None, method: str | None,
+        metadata: dict[str, Any] | None, response_metadata: dict[str, Any] | None,
+    ) -> None:
+        from crewgraph.flow._ask import history_entry
+
+        with self._input_lock:
+            self._input_history.append(history_entry(message, response, method, metadata, response_metadata))
+
     # ------------------------------------------------------------------ people
-    def ask(self, question: str, timeout: float | None = None, *, _provider: Any = None) -> str:
-        """Ask a person ``question`` from inside a method and return the answer.
+    def ask(self, message: str, timeout: float | None = None, metadata: dict[str, Any] | None = None) -> str | None:
+        """Ask a person ``message`` from inside a method; the answer, or None (no answer
+        within ``timeout`` seconds, or the provider failed). ``metadata`` goes to the
+        provider and the events.
 
-        The flow's ``input_provider`` answers (console by default). A persisted flow
-        *pauses* instead: ``kickoff`` returns a :class:`~crewgraph.flow.human_feedback.PendingRun`
-        and ``Flow.resume(run_id, answer)`` continues later -- this method then runs again
+        The flow's ``input_provider`` answers, else ``flow_config.input_provider``, else the
+        console. With ``input_provider = "persisted"`` (a persisted flow) the run *pauses*:
+        ``kickoff`` returns a :class:`~crewgraph.flow.human_feedback.PendingRun`, and
+        ``Flow.resume(run_id, answer)`` continues it later -- this method then runs again
         from its start and this call returns the answer."""
-        from crewgraph.flow.human_feedback import resolve_provider
+        from crewgraph.flow._ask import ask
 
-        provider = _provider or resolve_provider(self.input_provider, self._is_persisted())
-        return str(provider.ask(question, timeout=timeout))
+        return ask(self, message, timeout, metadata)
 
     def _is_persisted(self) -> bool:
         return type(self).checkpoint or getattr(type(self), PERSIST, None) is not None
+
+    @classmethod
+    def from_pending(
+        cls, flow_id: str, persistence: FlowPersistence | None = None, *, definition: Any = None, **kwargs: Any
+    ) -> Flow[Any]:
+        """A flow paused for ``@human_feedback`` (``kickoff`` returned ``HumanFeedbackPending``),
+        loaded from ``persistence`` (default: the class's store, else the default SQLite file)
+        in this or any later process; continue it with :meth:`resume` / :meth:`resume_async`.
+        ``kwargs`` go to the constructor."""
+        if definition is not None:
+            raise ValueError("Flow.from_pending(definition=...) is not supported; call it on the flow class")
+        from crewgraph.flow._feedback import from_pending
+
+        return from_pending(cls, flow_id, persistence, kwargs)
 
     @_hybrid
     def resume(
         cls: type[Flow[Any]],
         self: Flow[Any] | None,
-        run_id: str,
+        run_id: str = "",
         answer: Any = None,
         *,
+        feedback: str | None = None,
         persistence: FlowPersistence | None = None,
         max_method_calls: int | None = None,
     ) -> Any:
-        """Continue run ``run_id`` -- paused for input (give its ``answer``; a dict
-        ``{method: answer}`` when several questions wait) or killed -- in this or any
-        later process, without running a completed method again. Works on the class
-        (``MyFlow.resume(...)``, even ``Flow.resume(...)``: the run names its class) or on
-        an instance. Returns the flow's result, or a new PendingRun if it asks again."""
-        from crewgraph.flow._resume import resume_run
+        """Continue a paused run.
 
-        return run_sync(resume_run(self, cls, run_id, answer, persistence, max_method_calls))
+        CrewAI's form, on a flow loaded with :meth:`from_pending`: ``flow.resume(feedback)``
+        gives the feedback it waits for. crewgraph's form: ``Flow.resume(run_id, answer)``
+        continues run ``run_id`` -- paused for input (give its ``answer``; a dict
+        ``{method: answer}`` when several questions wait) or killed -- in this or any later
+        process, without running a completed method again; on the class (``MyFlow.resume``,
+        even ``Flow.resume``: the run names its class) or an instance. Returns the flow's
+        result, or a new pending result if it pauses again."""
+        return run_sync(_resume(cls, self, run_id, answer, feedback, persistence, max_method_calls))
+
+    @_hybrid
+    async def resume_async(
+        cls: type[Flow[Any]],
+        self: Flow[Any] | None,
+        run_id: str = "",
+        answer: Any = None,
+        *,
+        feedback: str | None = None,
+        persistence: FlowPersistence | None = None,
+        max_method_calls: int | None = None,
+    ) -> Any:
+        """:meth:`resume` on the current event loop (what async web handlers call)."""
+        return await _resume(cls, self, run_id, answer, feedback, persistence, max_method_calls)
 
     @_hybrid
     async def aresume(
         cls: type[Flow[Any]],
         self: Flow[Any] | None,
-        run_id: str,
+        run_id: str = "",
         answer: Any = None,
         *,
+        feedback: str | None = None,
         persistence: FlowPersistence | None = None,
         max_method_calls: int | None = None,
     ) -> Any:
-        """:meth:`resume` on the current event loop."""
-        from crewgraph.flow._resume import resume_run
-
-        return await resume_run(self, cls, run_id, answer, persistence, max_method_calls)
+        """crewgraph's name for :meth:`resume_async`."""
+        return await _resume(cls, self, run_id, answer, feedback, persistence, max_method_calls)
 
     def _state_template(self) -> Any:
         template = type(self).initial_state
@@ -369,3 +430,25 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.flow_name!r}, state_id={self.flow_id!r})"
+
+
+async def _resume(
+    cls: type[Flow[Any]], flow: Flow[Any] | None, run_id: str, answer: Any, feedback: str | None,
+    persistence: FlowPersistence | None, limit: int | None,
+) -> Any:
+    """Both resume forms: CrewAI's (a flow from ``from_pending``: the argument is the
+    feedback) and crewgraph's (a run id and its answer)."""
+    if flow is not None and flow._pending_context is not None:
+        if answer is not None:
+            raise TypeError("flow.resume(feedback) takes one argument: this flow was loaded with from_pending")
+        from crewgraph.flow._feedback import resume_feedback
+
+        return await resume_feedback(flow, feedback if feedback is not None else run_id)
+    if feedback is not None or not run_id:
+        raise ValueError(
+            "nothing to resume: give the run id (Flow.resume(run_id, answer)), or load a flow paused "
+            "for feedback with MyFlow.from_pending(flow_id) and call flow.resume(feedback)"
+        )
+    from crewgraph.flow._resume import resume_run
+
+    return await resume_run(flow, cls, run_id, answer, persistence, limit)

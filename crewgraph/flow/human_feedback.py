@@ -1,22 +1,22 @@
-"""Human input inside flows: ``Flow.ask``, input providers and ``@human_feedback``.
+"""CrewAI's ``crewai.flow.human_feedback``: ``@human_feedback``, and crewgraph's pausing provider.
 
-A method asks a person something with ``self.ask(question)``. Who answers is
-the flow's *input provider*:
+``@human_feedback(message=...)`` shows a method's output to a person and
+hands its listeners a :class:`HumanFeedbackResult`; with ``emit=[...]`` the
+free-text feedback is collapsed (by ``llm``) into one of the outcomes and the
+method routes to that label. Who collects the feedback: the decorator's
+``provider`` (a :class:`~crewgraph.flow.async_feedback.HumanFeedbackProvider`),
+else ``flow_config.hitl_provider``, else the console.
 
-- :class:`ConsoleInputProvider` -- prints the question, reads a line (the
-  default when the flow is not persisted);
-- :class:`CallableInputProvider` -- any ``fn(question) -> str`` (a UI, a test);
-- :class:`PersistedInputProvider` -- nobody answers now: the run **pauses**.
-  The method's node returns a pending result, the run is saved with its
-  question, ``kickoff`` returns a :class:`PendingRun`, and
-  ``Flow.resume(run_id, answer)`` continues it later, in any process. The
-  default when the flow is persisted (``@persist`` on the class or
-  ``checkpoint = True``).
+A provider that cannot answer now raises ``HumanFeedbackPending``: the state
+and the :class:`~crewgraph.flow.async_feedback.PendingFeedbackContext` are saved
+to the flow's persistence (``save_pending_feedback``; the default SQLite store
+when the flow names none), ``kickoff`` returns the ``HumanFeedbackPending``, and
+``MyFlow.from_pending(flow_id).resume(feedback)`` continues in any process --
+the method's output is kept, so the method does not run again.
 
-On resume the paused method runs again from its start; its ``ask`` calls get
-the stored answers in order, so the code before the question should be
-cheap or idempotent. ``@human_feedback`` avoids even that: it stores the
-method's output with the question, so the method itself is not run again.
+:class:`PersistedInputProvider` is crewgraph's provider that pauses: as a
+flow's ``input_provider`` it pauses ``self.ask`` until ``Flow.resume(run_id,
+answer)``; as a ``@human_feedback`` provider it raises ``HumanFeedbackPending``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, TypeVar
 
+from crewgraph.flow.async_feedback.types import HumanFeedbackPending, PendingFeedbackContext
 from crewgraph.flow.decorators import get_mark
 from crewgraph.nodes.flow_pause import InputRequired, current_call
 
@@ -37,26 +38,18 @@ __all__ = [
     "CallableInputProvider",
     "ConsoleInputProvider",
     "HumanFeedbackResult",
-    "InputProvider",
     "PendingQuestion",
     "PendingRun",
     "PersistedInputProvider",
     "human_feedback",
-    "resolve_provider",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@runtime_checkable
-class InputProvider(Protocol):
-    """Answers a question asked by a flow method (``timeout`` in seconds, or None)."""
-
-    def ask(self, question: str, *, timeout: float | None = None) -> str: ...
-
-
 class ConsoleInputProvider:
-    """Print the question and read one line from stdin (bounded by ``timeout``)."""
+    """crewgraph's earlier console provider: ``ask(question, timeout=...)`` raises
+    TimeoutError when nobody answers in time (``Flow.ask`` uses ConsoleProvider)."""
 
     def ask(self, question: str, *, timeout: float | None = None) -> str:
         print(question, flush=True)
@@ -73,6 +66,9 @@ class ConsoleInputProvider:
             raise TimeoutError(f"no answer to {question!r} within {timeout} s")
         return box[0]
 
+    def request_input(self, message: str, flow: Any, metadata: dict[str, Any] | None = None) -> str:
+        return self.ask(message)
+
 
 class CallableInputProvider:
     """Answers with ``fn(question)`` -- a web form, a chat message, a test's script."""
@@ -83,51 +79,45 @@ class CallableInputProvider:
     def ask(self, question: str, *, timeout: float | None = None) -> str:
         return str(self.fn(question))
 
+    def request_input(self, message: str, flow: Any, metadata: dict[str, Any] | None = None) -> str:
+        return self.ask(message)
+
 
 class PersistedInputProvider:
-    """Pause the run until the question is answered with ``Flow.resume(run_id, answer)``.
+    """Nobody answers now: the run pauses until it is resumed with the answer.
 
-    Needs a persisted flow (the run must be saved to be resumed): ``@persist`` on the
-    class, or ``checkpoint = True``. As a crew's ``input_provider`` it pauses a checkpointed
-    crew at its ``human_input`` reviews until ``crew.resume(run_id, answer)``.
+    As a flow's ``input_provider`` (``"persisted"``), ``self.ask`` pauses the run --
+    the flow must be persisted (``@persist`` on the class or ``checkpoint = True``) --
+    and ``Flow.resume(run_id, answer)`` continues it. As a ``@human_feedback``
+    provider it raises ``HumanFeedbackPending`` (resume with ``from_pending(...).resume``
+    or ``Flow.resume(run_id, feedback)``). As a crew's ``input_provider`` it pauses a
+    checkpointed crew at its ``human_input`` reviews until ``crew.resume(run_id, answer)``.
     """
 
     pauses = True
-    """Crews read this: the run pauses for the answer instead of asking anyone now."""
+    """Crews and ``Flow.ask`` read this: the run pauses for the answer instead of asking anyone now."""
 
-    def ask(self, question: str, *, timeout: float | None = None) -> str:
+    def request_input(self, message: str, flow: Any, metadata: dict[str, Any] | None = None) -> str:
+        from crewgraph.errors import ConfigurationError
+
         call = current_call()
         if call is None:
-            raise RuntimeError("PersistedInputProvider.ask() works only inside a running flow method")
+            raise ConfigurationError("PersistedInputProvider works only inside a running flow method")
         if not call.pausable:
-            raise RuntimeError(
+            raise ConfigurationError(
                 "the flow is not persisted, so it cannot pause for input: put @persist on the "
                 "Flow class (or set checkpoint = True), or use another input provider"
             )
-        key = call.next_ask_key()
+        key = call.asking or call.next_ask_key()
         if key in call.answers:
             return call.answers[key]
-        raise InputRequired(question, key)
+        raise InputRequired(message, key)
 
+    def ask(self, question: str, *, timeout: float | None = None) -> str:
+        return self.request_input(question, None)
 
-def resolve_provider(given: Any, persisted: bool) -> InputProvider:
-    """The provider a flow's ``input_provider`` stands for (None: by persistence)."""
-    if given is None:
-        return PersistedInputProvider() if persisted else ConsoleInputProvider()
-    if isinstance(given, str):
-        named: dict[str, Callable[[], InputProvider]] = {
-            "console": ConsoleInputProvider,
-            "persisted": PersistedInputProvider,
-        }
-        if given not in named:
-            raise ValueError(f"input_provider {given!r} is not one of {sorted(named)}")
-        provider: InputProvider = named[given]()
-        return provider
-    if isinstance(given, InputProvider):
-        return given
-    if callable(given):
-        return CallableInputProvider(given)
-    raise TypeError(f"input_provider must be an InputProvider, a callable or a name, got {given!r}")
+    def request_feedback(self, context: PendingFeedbackContext, flow: Any) -> str:
+        raise HumanFeedbackPending(context=context, message=f"paused for feedback on {context.method_name!r}")
 
 
 @dataclass(frozen=True)
@@ -141,7 +131,7 @@ class PendingQuestion:
 
 @dataclass(frozen=True)
 class PendingRun:
-    """What ``kickoff`` returns when the run paused for input. ``Flow.resume(run_id,
+    """What ``kickoff`` returns when ``self.ask`` paused the run. ``Flow.resume(run_id,
     answer)`` (or ``crewgraph flows resume RUN --answer TEXT``) continues it."""
 
     run_id: str
@@ -172,6 +162,45 @@ class HumanFeedbackResult:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+class _LegacyFeedback:
+    """A function ``fn(question) -> str`` or an object with ``ask(question)`` as a feedback provider."""
+
+    def __init__(self, target: Any) -> None:
+        self.target = target
+
+    def request_feedback(self, context: PendingFeedbackContext, flow: Any) -> str:
+        question = f"{context.message}\n\n{context.method_output}" if context.method_output is not None \
+            else context.message
+        ask = getattr(self.target, "ask", None)
+        return str((ask if callable(ask) else self.target)(question))
+
+
+def _feedback_provider(given: Any) -> Any:
+    if given is None:
+        return None
+    if given == "persisted":
+        return PersistedInputProvider()
+    if given == "console":
+        from crewgraph.flow.async_feedback.providers import ConsoleProvider
+
+        return ConsoleProvider()
+    if callable(getattr(given, "request_feedback", None)):
+        return given
+    if callable(getattr(given, "ask", None)) or (callable(given) and not isinstance(given, type)):
+        return _LegacyFeedback(given)
+    raise TypeError(
+        "@human_feedback(provider=...) must be a HumanFeedbackProvider (an object with "
+        f"request_feedback(context, flow)); got {given!r}"
+    )
+
+
+def _llm_ref(llm: Any) -> dict[str, Any] | str | None:
+    if llm is None or isinstance(llm, str):
+        return llm
+    model = getattr(llm, "model", None)
+    return {"model": str(model)} if model is not None else {"type": type(llm).__name__}
+
+
 def human_feedback(
     message: str,
     emit: Sequence[str] | None = None,
@@ -179,17 +208,18 @@ def human_feedback(
     default_outcome: str | None = None,
     metadata: dict[str, Any] | None = None,
     provider: Any = None,
+    learn: bool = False,
+    learn_source: str = "hitl",
+    learn_strict: bool = False,
 ) -> Callable[[F], F]:
-    """Show the method's output to a person with ``message`` and collect feedback.
-
-    Without ``emit`` the method's listeners receive a :class:`HumanFeedbackResult`.
-    With ``emit=[...]`` the method becomes a router: the free-text feedback is
-    classified by ``llm`` into one of the outcomes (an exact match needs no LLM call;
-    empty feedback takes ``default_outcome``) and that label's listeners run,
-    receiving the HumanFeedbackResult. ``provider`` overrides the flow's input provider.
-    With a persisted flow the run pauses for the feedback; the method's output is
-    stored with the question, so on resume the method does not run again.
-    """
+    """Show the method's output to a person with ``message`` and collect feedback (see the
+    module docstring). ``learn=True`` (CrewAI's lessons from feedback) is not implemented."""
+    if learn:
+        raise ValueError(
+            "@human_feedback(learn=True) is not supported by crewgraph (CrewAI's lessons-from-feedback "
+            "memory); leave learn=False"
+        )
+    del learn_source, learn_strict  # only meaningful with learn=True
     outcomes = tuple(emit) if emit is not None else None
     if outcomes is not None:
         if isinstance(emit, str) or not outcomes or not all(isinstance(o, str) and o for o in outcomes):
@@ -199,6 +229,7 @@ def human_feedback(
     if default_outcome is not None and (outcomes is None or default_outcome not in outcomes):
         raise ValueError(f"@human_feedback default_outcome {default_outcome!r} must be one of emit={list(outcomes or ())}")
     extra = dict(metadata or {})
+    own_provider = _feedback_provider(provider)
 
     def decorator(fn: F) -> F:
         if get_mark(fn) is not None:
@@ -208,13 +239,20 @@ def human_feedback(
         name = fn.__name__
 
         def collect(flow: Any, output: Any) -> Any:
-            question = f"{message}\n\n{output}" if output is not None else message
-            asker = resolve_provider(provider, False) if provider is not None else None
-            try:
-                feedback = flow.ask(question, _provider=asker)
-            except InputRequired as pause:
-                pause.extra["output"] = output  # stored: the method is not run again on resume
-                raise
+            from crewgraph.flow._feedback import ask_feedback
+
+            context = PendingFeedbackContext(
+                flow_id=flow.flow_id,
+                flow_class=f"{type(flow).__module__}.{type(flow).__qualname__}",
+                method_name=name,
+                method_output=output,
+                message=message,
+                emit=list(outcomes) if outcomes is not None else None,
+                default_outcome=default_outcome,
+                metadata=dict(extra),
+                llm=_llm_ref(llm),
+            )
+            feedback = ask_feedback(flow, context, own_provider)
             outcome = None
             if outcomes is not None:
                 from crewgraph.flow._feedback_llm import classify
@@ -224,6 +262,9 @@ def human_feedback(
                 output=output, feedback=str(feedback), outcome=outcome, method_name=name, metadata=extra
             )
             flow._record_feedback(result)
+            from crewgraph.flow._feedback import feedback_received
+
+            feedback_received(flow, result)
             if outcomes is None:
                 return result
             from crewgraph.nodes.router import RouteWith
@@ -244,7 +285,7 @@ def human_feedback(
                     output = await fn(self, *args, **kwargs)
                 import asyncio
 
-                return await asyncio.to_thread(collect, self, output)
+                return await asyncio.to_thread(collect, self, output)  # copies the context along
 
             wrapper: Any = async_wrapper
         else:

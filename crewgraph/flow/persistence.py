@@ -24,11 +24,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from crewgraph.flow.decorators import PERSIST
+
+if TYPE_CHECKING:
+    from crewgraph.flow.async_feedback.types import PendingFeedbackContext
 
 __all__ = [
     "PERSIST",
@@ -59,6 +62,9 @@ class FlowPersistence(BaseModel, ABC):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="allow")
 
     supports_runs: ClassVar[bool] = False
+
+    persistence_type: str = "base"
+    """What kind of store this is (CrewAI's field)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -92,6 +98,22 @@ class FlowPersistence(BaseModel, ABC):
     @abstractmethod
     def load_state(self, flow_uuid: str) -> dict[str, Any] | None:
         """The latest saved state of ``flow_uuid``, or None."""
+
+    # -- pending human feedback (optional; CrewAI's API) ---------------------------
+    def save_pending_feedback(
+        self, flow_uuid: str, context: PendingFeedbackContext, state_data: dict[str, Any] | BaseModel
+    ) -> None:
+        """Save the state of a flow paused for feedback, with what it waits for. The default
+        saves only the state (a store that cannot keep the context cannot be resumed with
+        ``from_pending``): override it together with :meth:`load_pending_feedback`."""
+        self.save_state(flow_uuid, context.method_name, state_data)
+
+    def load_pending_feedback(self, flow_uuid: str) -> tuple[dict[str, Any], PendingFeedbackContext] | None:
+        """``(state, context)`` of flow ``flow_uuid`` paused for feedback, or None."""
+        return None
+
+    def clear_pending_feedback(self, flow_uuid: str) -> None:
+        """Forget the pending feedback of ``flow_uuid`` (called once it was resumed)."""
 
     # -- run journal (optional) -------------------------------------------------
     def save_run(self, run_id: str, flow_uuid: str, record: dict[str, Any]) -> None:
@@ -132,6 +154,7 @@ class SQLiteFlowPersistence(FlowPersistence):
 
     supports_runs: ClassVar[bool] = True
 
+    persistence_type: str = "SQLiteFlowPersistence"
     location: Path | None = Field(default=None, alias="db_path")
     """The database file (``db_path=``); None: the default, resolved at each use."""
 
@@ -189,6 +212,14 @@ class SQLiteFlowPersistence(FlowPersistence):
                 " output BLOB NOT NULL)"
             )
             conn.execute("CREATE INDEX IF NOT EXISTS idx_flow_steps_run ON flow_steps(run_id)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS flow_pending_feedback ("
+                " flow_uuid TEXT PRIMARY KEY,"
+                " timestamp TEXT NOT NULL,"
+                " context_json TEXT NOT NULL,"
+                " state_json TEXT NOT NULL,"
+                " output BLOB)"
+            )
         self._ready.add(path)
 
     def _ensure(self) -> Path:
@@ -215,6 +246,56 @@ class SQLiteFlowPersistence(FlowPersistence):
                 (flow_uuid,),
             ).fetchone()
         return dict(json.loads(row[0])) if row else None
+
+    def save_pending_feedback(
+        self, flow_uuid: str, context: PendingFeedbackContext, state_data: dict[str, Any] | BaseModel
+    ) -> None:
+        """The state (also as the latest state of ``flow_uuid``) and the context; the method's
+        output is pickled too, so it comes back as the same object."""
+        import pickle
+
+        data = state_data.model_dump(mode="json") if isinstance(state_data, BaseModel) else state_data
+        state_text = json.dumps(data, default=str)
+        try:
+            blob: bytes | None = pickle.dumps(context.method_output, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            blob = None  # the JSON form (str() of it) is all that comes back
+        context_text = json.dumps(context.to_dict(), default=str)
+        now = datetime.now(UTC).isoformat()
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            conn.execute(
+                "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
+                (flow_uuid, context.method_name, now, state_text),
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO flow_pending_feedback (flow_uuid, timestamp, context_json, state_json, output)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (flow_uuid, now, context_text, state_text, blob),
+            )
+
+    def load_pending_feedback(self, flow_uuid: str) -> tuple[dict[str, Any], PendingFeedbackContext] | None:
+        import pickle
+
+        from crewgraph.flow.async_feedback.types import PendingFeedbackContext
+
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            row = conn.execute(
+                "SELECT context_json, state_json, output FROM flow_pending_feedback WHERE flow_uuid = ?",
+                (flow_uuid,),
+            ).fetchone()
+        if row is None:
+            return None
+        context = PendingFeedbackContext.from_dict(json.loads(row[0]))
+        if row[2] is not None:
+            context.method_output = pickle.loads(row[2])
+        return dict(json.loads(row[1])), context
+
+    def clear_pending_feedback(self, flow_uuid: str) -> None:
+        path = self._ensure()
+        with self._lock, self._connect(path) as conn:
+            conn.execute("DELETE FROM flow_pending_feedback WHERE flow_uuid = ?", (flow_uuid,))
 
     def save_run(self, run_id: str, flow_uuid: str, record: dict[str, Any]) -> None:
         text = json.dumps({**record, "run_id": run_id, "flow_uuid": flow_uuid}, default=str)

@@ -277,10 +277,13 @@ class LLM(BaseLLM):
         return True
 
     def get_context_window_size(self) -> int:
-        """``context_window_size`` if given, else what is known of the model (8192 for unknown ones)."""
+        """``context_window_size`` if given, else the window its server was found to serve (its
+        metadata or a refusal, see ``_served_window``), else what is known of the model's name
+        (8192 for unknown ones)."""
+        from crewgraph.llm._served_window import learned_window
         from crewgraph.llm._windows import context_window_for
 
-        return self.context_window_size or context_window_for(self.model)
+        return self.context_window_size or learned_window(self.base_url, self.model) or context_window_for(self.model)
 
     async def _client(self) -> Any:
         """The ``AsyncOpenAI`` client of the running event loop (see ``_clients``)."""

@@ -38,14 +38,17 @@ class MemoryScope:
         """This view's root as a store path (a per-call ``root_scope`` is one)."""
         return self.memory._abs(self.root_path)
 
-    def remember(self, content: str, scope: str | None = None, **kwargs: Any) -> MemoryRecord | None:
-        """Store under this scope (``scope`` is relative; an inferred scope lands below it too)."""
+    def remember(self, content: str, scope: str | None = "/", **kwargs: Any) -> MemoryRecord | None:
+        """Store under this scope: ``scope`` is relative to its root and defaults to the root itself,
+        as CrewAI's does (no model-suggested sub-scope is appended; categories and importance are
+        still inferred when not given)."""
         kwargs.pop("root_scope", None)
-        return self.memory.remember(content, scope=scope, root_scope=self._root(), **kwargs)
+        return self.memory.remember(content, scope=scope or "/", root_scope=self._root(), **kwargs)
 
-    def remember_many(self, contents: list[str], scope: str | None = None, **kwargs: Any) -> list[MemoryRecord]:
+    def remember_many(self, contents: list[str], scope: str | None = "/", **kwargs: Any) -> list[MemoryRecord]:
+        """:meth:`remember` for several contents (non-blocking, as :meth:`Memory.remember_many`)."""
         kwargs.pop("root_scope", None)
-        return self.memory.remember_many(contents, scope=scope, root_scope=self._root(), **kwargs)
+        return self.memory.remember_many(contents, scope=scope or "/", root_scope=self._root(), **kwargs)
 
     def extract_and_remember(self, content: str, scope: str | None = None, **kwargs: Any) -> Future[list[str]]:
         """Queue fact extraction + save under this scope (see :meth:`Memory.extract_and_remember`)."""

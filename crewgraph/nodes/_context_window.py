@@ -41,6 +41,10 @@ _IMAGE_TOKENS = 1000
 _OVERFLOW_MARKERS = (
     "context_length_exceeded", "context length", "context window", "maximum context", "too many tokens",
     "prompt is too long", "input is too long", "reduce the length", "exceeds the model",
+    # llama.cpp: "request (12016 tokens) exceeds the available context size (8192 tokens)"
+    "exceed_context_size", "exceeds the available context", "context size",
+    # Ollama: "the input length exceeds the context length"
+    "input length exceeds",
 )
 
 SUMMARY_PROMPT = (

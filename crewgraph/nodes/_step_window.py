@@ -11,11 +11,13 @@ be refused again). The pure message surgery lives in :mod:`._context_window`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from crewgraph.errors import LLMError
 from crewgraph.graph.context import NodeContext
+from crewgraph.llm import _served_window as served
 from crewgraph.nodes import _context_window as window
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.outputs import UsageMetrics
@@ -34,14 +36,27 @@ class ContextWindowSteps:
     agent_role: str
     rpm_keys: tuple[str, ...]
     respect_context_window: bool
+    max_tokens: int | None
+
+    def _budget_for(self, llm: Any, size: int, specs: list[Any] | None) -> int:
+        """Tokens the conversation may take in a ``size``-token window: the usable share, less room
+        for the reply (``max_tokens``: a server counts the answer inside the window too) and the
+        tools' schemas."""
+        reply = self.max_tokens or getattr(llm, "max_tokens", None)
+        budget = int(size * window.USABLE_FRACTION)
+        if isinstance(reply, int) and reply > 0:
+            budget = min(budget, size - reply - 64)
+        return budget - sum(len(str(s)) // 4 for s in specs or ())
 
     async def _fit_window(self, ctx: NodeContext, llm: Any, loop: Any, specs: list[Any] | None,
                           budget: int | None = None) -> UsageMetrics:
         """Make ``loop.messages`` fit ``budget`` (default: the model's window, or the learnt budget)."""
         if budget is None:
+            if served.needs_probe(llm):  # once per endpoint and model: what the server really serves
+                await asyncio.to_thread(served.served_window_of, llm)
             size = window.context_window_of(llm)
             if size is not None:
-                budget = int(size * window.USABLE_FRACTION) - sum(len(str(s)) // 4 for s in specs or ())
+                budget = self._budget_for(llm, size, specs)
             if loop.window_budget is not None:
                 budget = loop.window_budget if budget is None else min(budget, loop.window_budget)
             if budget is None:
@@ -74,11 +89,28 @@ class ContextWindowSteps:
             raise self._overflow_error(
                 llm, loop, exc, "and respect_context_window=False; set it to True to summarise older turns"
             ) from exc
-        # The server refused ~size tokens, whatever window the client reports: aim well below.
-        budget = int(window.estimate_tokens(loop.messages) * 0.6)
+        stated = served.window_from_refusal(str(exc))
+        if stated is not None:
+            # The refusal says the window (llama.cpp, vLLM, OpenAI): remember it for every later
+            # step on this endpoint and model, and fit this conversation to it.
+            served.learn_window(getattr(llm, "base_url", None), str(getattr(llm, "model", "")), stated)
+            budget = self._budget_for(llm, stated, specs)
+            counted = served.requested_from_refusal(str(exc))
+            estimated = window.estimate_tokens(loop.messages)
+            if counted is not None and counted > estimated > 0:
+                # The server's tokenizer counts more than the ~4-characters estimate: scale down.
+                budget = int(budget * estimated / counted)
+        else:
+            # The server refused ~size tokens, whatever window the client reports: aim well below.
+            budget = int(window.estimate_tokens(loop.messages) * 0.6)
         if loop.window_budget is not None:
             budget = min(budget, int(loop.window_budget * 0.8))
         loop.window_budget = budget
+        loop.notes = (*loop.notes,
+            f"the server refused the conversation (~{window.estimate_tokens(loop.messages)} tokens) as longer "
+            f"than its context window{f' of {stated} tokens' if stated else ''}; it was shortened to "
+            f"~{budget} tokens and sent again",
+        )
         return await self._fit_window(ctx, llm, loop, specs, budget=budget)
 
     def _overflow_error(self, llm: Any, loop: Any, exc: BaseException, why: str) -> LLMError:

@@ -36,6 +36,7 @@ from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
 from crewgraph.hooks.types import HookAgent, HookTask
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
+from crewgraph.nodes import _call_plan as call_plan
 from crewgraph.nodes import _context_window as window
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes import human_input
@@ -50,6 +51,7 @@ from crewgraph.nodes._prompts import (
     system_prompt,
     task_prompt,
 )
+from crewgraph.nodes._step_continue import ContinuedAnswers, was_cut
 from crewgraph.nodes._step_window import ContextWindowSteps
 from crewgraph.nodes._stream import chunk_forwarder
 from crewgraph.outputs import TaskOutput, UsageMetrics
@@ -89,13 +91,28 @@ class _Loop:
     """How many human reviews (``human_input``) this step has had answered."""
     draft: str = ""
     """The answer waiting for a person's review when the step paused."""
+    notes: tuple[str, ...] = ()
+    """What the step had to do to get an answer (a refused window, a continued answer): the run
+    record's ``notes``. A tuple with a class-level default, so a loop pickled before it existed resumes."""
+    continuations: int = 0
+    """How often an answer cut by ``max_tokens`` was continued."""
+    seen_results: dict[str, tuple[str, bool]] | None = None
+    """Each successful call's result by its name and arguments, and whether the run's tool cache
+    kept it: a later identical call is answered from a kept one (with a reminder) instead of
+    being run again, and run again with a reminder otherwise (see ``_call_plan``)."""
+    replayed: dict[str, str] | None = None
+    """Answers waiting for the calls of the last turn that were not run (call id -> text)."""
+    duplicate_calls: int = 0
+    """Calls not run because the same reply held the same call (it ran once)."""
+    repeated_calls: int = 0
+    """Calls not run because an earlier turn made the same call (answered from its result)."""
     training: dict[str, str] | None = None
     """In ``Crew.train``: this step's review (``initial_output``, ``human_feedback``, then
     ``improved_output``), reported in the step's ``info["training"]``."""
 
 
 @dataclass(frozen=True, kw_only=True)
-class AgentStepNode(ContextWindowSteps, Node):
+class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     """An agent's work on one task. Configuration only; no pointer to Agent/Task/Crew."""
 
     kind: ClassVar[str] = "agent_step"
@@ -206,6 +223,8 @@ class AgentStepNode(ContextWindowSteps, Node):
                 self._text_mode(loop)
                 specs = None
                 reply = await self._call(ctx, llm, loop, None, stream)
+        if was_cut(reply):  # stopped at max_tokens: go on from where it stopped
+            reply = await self._continue_cut(ctx, llm, loop, reply)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
         await self._callbacks(reply)
@@ -223,13 +242,11 @@ class AgentStepNode(ContextWindowSteps, Node):
         if reply.tool_calls and specs:
             loop.iteration += 1
             loop.messages.append(reply.assistant_message())
-            children = self._tool_nodes(reply.tool_calls, loop.iteration, loop)
-            loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
-            return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+            return await self._spawn(ctx, loop, reply.tool_calls, step_usage)
         if specs and reply.parsed is None:
             written = find_content_calls(reply.content, [spec.name for spec in specs])
             if written is not None:
-                return self._written_calls(loop, written, reply.content or "", step_usage)
+                return await self._written_calls(ctx, loop, written, reply.content or "", step_usage)
         if reply.tool_calls and not (reply.content or "").strip() and reply.parsed is None:
             return await self._tools_not_offered(ctx, loop, reply, step_usage)
         if self.tools and not tool_turn and reply.parsed is None and self._written_in(reply.content):
@@ -317,7 +334,8 @@ class AgentStepNode(ContextWindowSteps, Node):
         """Tool calls written in ``content`` in one of the open models' formats (or None)."""
         return find_content_calls(content, [t.to_spec().name for t in self.tools])
 
-    def _written_calls(self, loop: _Loop, written: ContentCalls, content: str, step_usage: UsageMetrics) -> NodeResult:
+    async def _written_calls(self, ctx: NodeContext, loop: _Loop, written: ContentCalls, content: str,
+                             step_usage: UsageMetrics) -> NodeResult:
         """Run the calls a model wrote in its text as tool calls (one iteration, as native ones).
 
         On the native protocol the turn is kept as a native assistant message (its prose plus
@@ -332,9 +350,7 @@ class AgentStepNode(ContextWindowSteps, Node):
                 {"role": "assistant", "content": written.prose or None, "tool_calls": [c.to_openai() for c in calls]}
             )
         loop.call_formats[written.format] = loop.call_formats.get(written.format, 0) + len(calls)
-        children = self._tool_nodes(calls, loop.iteration, loop, call_format=written.format)
-        loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
-        return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+        return await self._spawn(ctx, loop, calls, step_usage, call_format=written.format)
 
     # ------------------------------------------------------------------ text protocol
     def _text_mode(self, loop: _Loop) -> None:
@@ -355,12 +371,10 @@ class AgentStepNode(ContextWindowSteps, Node):
             loop.messages.append({"role": "assistant", "content": parsed.text})
             call = ToolCall(id=f"text_{loop.iteration}", name=parsed.tool, arguments=parsed.arguments)
             loop.call_formats["react"] = loop.call_formats.get("react", 0) + 1
-            children = self._tool_nodes([call], loop.iteration, loop, call_format="react")
-            loop.pending = [(c.id, c.call.id, c.call.name) for c in children]
-            return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+            return await self._spawn(ctx, loop, [call], step_usage, call_format="react")
         if isinstance(parsed, text_tools.TextInvalid) and (written := self._written_in(content)) is not None:
             loop.corrected = False  # the model called a tool, in its own format rather than ours
-            return self._written_calls(loop, written, content, step_usage)
+            return await self._written_calls(ctx, loop, written, content, step_usage)
         loop.messages.append({"role": "assistant", "content": content})
         if isinstance(parsed, text_tools.TextFinal):
             return await self._answered(ctx, loop, parsed.answer, step_usage)
@@ -465,10 +479,28 @@ class AgentStepNode(ContextWindowSteps, Node):
             plans = ctx.state.extras.get("task_plans") or {}
         return str(plans.get(self.plan_key, ""))
 
+    async def _spawn(self, ctx: NodeContext, loop: _Loop, calls: Sequence[Any], step_usage: UsageMetrics,
+                     call_format: str = "") -> NodeResult:
+        """Run the turn's tool calls as child nodes, each distinct call once: a call the same reply
+        repeats shares the first one's result, and a call an earlier turn already made with the
+        same arguments is answered from that result with a reminder instead of running again."""
+        plan = call_plan.plan(calls, loop.seen_results or {})
+        children = self._tool_nodes(plan.to_run, loop.iteration, loop, call_format=call_format)
+        node_ids = [c.id for c in children]
+        loop.pending = plan.pending(node_ids)
+        if plan.replies:
+            loop.replayed = {**(loop.replayed or {}), **plan.replies}
+        loop.duplicate_calls += plan.duplicates
+        loop.repeated_calls += len(plan.replies)
+        if not children:  # every call was answered from an earlier result: straight to the next turn
+            return await self._again(ctx, loop, step_usage)
+        return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
+
     def _tool_nodes(
-        self, calls: list[Any], iteration: int, loop: _Loop | None = None, call_format: str = ""
+        self, calls: Sequence[Any], iteration: int, loop: _Loop | None = None, call_format: str = ""
     ) -> list[Any]:
         from crewgraph.nodes.tool_call import ToolCallNode
+        from crewgraph.tools._names import find_tool
 
         by_name: dict[str, Any] = {}
         for tool in self.tools:
@@ -484,7 +516,7 @@ class AgentStepNode(ContextWindowSteps, Node):
                 id=f"{self.id}.it{iteration}.{k}.{slugify(call.name, 24)}",
                 label=f"{call.name}()",
                 call=call,
-                tool=by_name.get(call.name.lower()),
+                tool=by_name.get(call.name.lower()) or find_tool(self.tools, call.name),
                 available=available,
                 agent_role=self.agent_role,
                 task_name=self.task_name,
@@ -518,27 +550,44 @@ class AgentStepNode(ContextWindowSteps, Node):
     def _absorb_tools(self, loop: _Loop, ctx: NodeContext) -> str | None:
         """Append each tool outcome as a tool message; return a final answer if one is forced."""
         final: str | None = None
-        for node_id, call_id, name in loop.pending:
+        absorbed: set[str] = set()
+        for entry in loop.pending:
+            node_id, call_id, name = entry[:3]
+            key = entry[3] if len(entry) > 3 else None
+            if node_id == call_plan.REPLAYED:
+                self._tool_message(loop, call_id, name, (loop.replayed or {}).pop(call_id, ""))
+                continue
             outcome = ctx.spawned.get(node_id)
             text = getattr(outcome, "text", None)
             if text is None:  # a coworker's answer (delegation): capped like a tool result
                 from crewgraph.tools._result_cap import cap_result, result_limit
 
                 text = cap_result(str(outcome), result_limit(None, self.max_tool_result_chars))
-            if loop.text_mode:
-                loop.messages.append(text_tools.observation_message(text))
-            else:
-                loop.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": text})
             failure = getattr(outcome, "failure", None)
-            if failure is not None:
+            if failure is None and key is not None:
+                if key in (loop.seen_results or {}):  # run again (not cached): say so all the same
+                    text = f"{text}\n{call_plan.AGAIN_NOTE}"
+                reusable = bool(getattr(outcome, "reusable", False))
+                loop.seen_results = {**(loop.seen_results or {}), key: (text, reusable)}
+            self._tool_message(loop, call_id, name, text)
+            if failure is not None and node_id not in absorbed:
                 loop.tool_failures.append(failure)
-            counts = loop.tool_outcomes.setdefault(name, [0, 0])
-            counts[0] += 1
-            counts[1] += failure is not None
+            if node_id not in absorbed:  # copies of one call in a reply ran once: count it once
+                counts = loop.tool_outcomes.setdefault(name, [0, 0])
+                counts[0] += 1
+                counts[1] += failure is not None
+            absorbed.add(node_id)
             if getattr(outcome, "result_as_answer", False) and final is None:
                 final = text
         loop.pending = []
         return final
+
+    @staticmethod
+    def _tool_message(loop: _Loop, call_id: str, name: str, text: str) -> None:
+        if loop.text_mode:
+            loop.messages.append(text_tools.observation_message(text))
+        else:
+            loop.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": text})
 
     async def _again(self, ctx: NodeContext, loop: _Loop, usage: UsageMetrics) -> NodeResult:
         loop.forced_final = False
@@ -580,6 +629,10 @@ class AgentStepNode(ContextWindowSteps, Node):
             info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
                   **_tool_warning(loop.tool_outcomes),
                   **({"context_compressions": loop.compressions} if loop.compressions else {}),
+                  **({"continuations": loop.continuations} if loop.continuations else {}),
+                  **({"duplicate_calls": loop.duplicate_calls} if loop.duplicate_calls else {}),
+                  **({"repeated_calls": loop.repeated_calls} if loop.repeated_calls else {}),
+                  **({"notes": list(loop.notes)} if loop.notes else {}),
                   **({"text_tool_calls": dict(loop.call_formats)} if loop.call_formats else {}),
                   **({"training": dict(loop.training)} if loop.training else {})},
         )

@@ -52,6 +52,9 @@ class MethodCall:
     prepared: dict[str, Any] = field(default_factory=dict)
     pausable: bool = False
     asks: int = 0
+    asking: str | None = None
+    """The key of the question being asked right now (set by ``Flow.ask``, read by a
+    provider that pauses for it)."""
 
     @property
     def key(self) -> str:

@@ -54,6 +54,9 @@ class ToolCallOutcome(BaseModel):
     failure: Any = None
     from_cache: bool = False
     result_as_answer: bool = False
+    reusable: bool = False
+    """The result is in the run's tool cache (the tool's ``cache_function`` let it be kept), so it
+    may answer the same call again: the agent step then answers a repeat with it and a reminder."""
     arguments: Any = None
     """What the tool was called with (after ``before_tool_call`` hooks): a dict, or the
     model's raw text when it was not a JSON object."""

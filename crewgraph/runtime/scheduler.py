@@ -134,9 +134,17 @@ class Scheduler:
         bus: CrewGraphEventsBus | None = None,
         source: Any = None,
         executor: Any = None,
+        entry: list[str] | tuple[str, ...] | None = None,
     ) -> None:
+        """``entry``: the nodes to start from instead of the graph's entry nodes (a flow
+        resumed at one method)."""
         self.graph = graph
         self.plan = _plan(graph)
+        if entry is not None:
+            unknown = [n for n in entry if n not in self.plan.nodes]
+            if unknown:
+                raise CrewGraphError(f"cannot start at {unknown}: not nodes of graph {graph.name!r}")
+            self.plan.entry = tuple(entry)
         self.run_id = run_id or new_run_id()
         self.inputs = dict(inputs or {})
         self.llm = llm

@@ -235,3 +235,13 @@ def check_input_files(value: Any) -> dict[str, Any]:
         except ValueError as exc:
             raise ValueError(f"input_files[{name!r}]: {exc}") from exc
     return out
+
+
+def agent_from_dump(value: Any) -> Any:
+    """A dumped agent (``agent.model_dump()``) back as an ``Agent``: ``BaseAgent`` fields alone
+    would refuse an ``Agent``'s, so ``Task.model_validate(task.model_dump())`` round-trips."""
+    if isinstance(value, dict):
+        from crewgraph.spec.agent import Agent
+
+        return Agent.model_validate(value)
+    return value

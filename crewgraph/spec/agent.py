@@ -124,7 +124,16 @@ class Agent(BaseAgent):
         return self
 
     _validate_guardrail = field_validator("guardrail", mode="before")(classmethod(lambda cls, v: check_guardrail(v)))
-    _validate_llm = field_validator("function_calling_llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
+    @field_validator("function_calling_llm", mode="before")
+    @classmethod
+    def _function_calling_llm(cls, v: Any) -> Any:
+        """A model name becomes an ``LLM``, as CrewAI's ``create_llm`` makes it (YAML gives names)."""
+        v = check_llm(v)
+        if isinstance(v, str):
+            from crewgraph.llm import LLM
+
+            return LLM(model=v.strip())
+        return v
 
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))

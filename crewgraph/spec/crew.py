@@ -29,7 +29,12 @@ from pydantic import (
 from crewgraph.security.fingerprint import Fingerprint
 from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._unsupported import reject_unsupported
-from crewgraph.spec._validators import check_knowledge_sources, check_llm, check_policy
+from crewgraph.spec._validators import (
+    agent_from_dump,
+    check_knowledge_sources,
+    check_llm,
+    check_policy,
+)
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.base_agent import BaseAgent
 from crewgraph.spec.process import Process
@@ -129,6 +134,9 @@ class CrewSpec(BaseModel):
     def _check_executor(cls, value: Any) -> Any:
         return check_executor(value)
 
+    _agents_from_dump = field_validator("agents", mode="before")(
+        classmethod(lambda cls, v: [agent_from_dump(a) for a in v] if isinstance(v, list) else v)
+    )
     _validate_llms = field_validator("llm", "manager_llm", "planning_llm", mode="before")(
         classmethod(lambda cls, v: check_llm(v))
     )

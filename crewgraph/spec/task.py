@@ -24,6 +24,7 @@ from crewgraph.security.security_config import SecurityConfig, SecurityConfigFie
 from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
+    agent_from_dump,
     check_guardrail,
     check_input_files,
     check_output_file,
@@ -115,6 +116,7 @@ class Task(BaseModel):
     )
 
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
+    _agent_from_dump = field_validator("agent", mode="before")(classmethod(lambda cls, v: agent_from_dump(v)))
 
     @field_validator("guardrail", mode="before")
     @classmethod

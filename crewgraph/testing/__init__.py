@@ -22,6 +22,7 @@ from crewgraph.testing.fake_llm import (
 )
 
 if TYPE_CHECKING:
+    from crewgraph.testing._server_llamacpp import LlamaCpp, repeated_calls, schema_echo
     from crewgraph.testing._server_shapes import TEXT_TOOL_FORMATS, written_tool_calls
     from crewgraph.testing.fake_http import FakeHTTPService, FakeRequestRecord
     from crewgraph.testing.network import NetworkBlockedError, network_blocked
@@ -46,6 +47,7 @@ __all__ = [
     "FakeRequestRecord",
     "FakeToolCall",
     "Faults",
+    "LlamaCpp",
     "NetworkBlockedError",
     "OpenAICompatServer",
     "RecordedRequest",
@@ -54,7 +56,9 @@ __all__ = [
     "arun_node",
     "embedding_for",
     "network_blocked",
+    "repeated_calls",
     "run_node",
+    "schema_echo",
     "written_tool_calls",
 ]
 
@@ -64,6 +68,7 @@ _LAZY = {
     "FakeHTTPService": "crewgraph.testing.fake_http",
     "FakeRequestRecord": "crewgraph.testing.fake_http",
     "Faults": "crewgraph.testing.openai_server",
+    "LlamaCpp": "crewgraph.testing._server_llamacpp",
     "NetworkBlockedError": "crewgraph.testing.network",
     "OpenAICompatServer": "crewgraph.testing.openai_server",
     "RecordedRequest": "crewgraph.testing.openai_server",
@@ -73,7 +78,9 @@ _LAZY = {
     "arun_node": "crewgraph.testing.run_node",
     "embedding_for": "crewgraph.testing.openai_server",
     "network_blocked": "crewgraph.testing.network",
+    "repeated_calls": "crewgraph.testing._server_llamacpp",
     "run_node": "crewgraph.testing.run_node",
+    "schema_echo": "crewgraph.testing._server_llamacpp",
     "written_tool_calls": "crewgraph.testing._server_shapes",
 }
 

@@ -35,10 +35,13 @@ from crewgraph.testing._server_data import (
     embedding_for,
 )
 from crewgraph.testing._server_faults import Faults, RawBody
+from crewgraph.testing._server_llamacpp import LlamaCpp
 from crewgraph.testing._server_shapes import SlowModel, client_gone, written_tool_calls
 from crewgraph.testing._server_stream import SSE_DONE, sse_frame, stream_chunks
 
-__all__ = ["Faults", "OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for"]
+__all__ = [
+    "Faults", "LlamaCpp", "OpenAICompatServer", "RecordedRequest", "ServerReply", "SlowModel", "embedding_for",
+]
 
 class OpenAICompatServer:
     """OpenAI-compatible server on ``127.0.0.1`` (random port) in a background thread.
@@ -60,7 +63,10 @@ class OpenAICompatServer:
     and every forced structured-output call, into the content instead of
     ``tool_calls``, as open models do; ``slow_model=SlowModel(...)`` makes
     replies take a slow model's time on few generation slots;
-    ``context_window=N`` is reported by ``GET /models`` as vLLM does (``max_model_len``).
+    ``context_window=N`` is reported by ``GET /models`` as vLLM does (``max_model_len``);
+    ``llama_cpp=LlamaCpp(n_ctx=8192)`` serves as ``llama-server -c 8192`` does (its ``/models``
+    and ``/props``, its refusal of a prompt over the window, answers cut at ``max_tokens`` with
+    ``finish_reason: "length"``, SSE keep-alive comments; see :mod:`._server_llamacpp`).
     Misbehaving servers (see :mod:`crewgraph.testing._server_faults`):
     ``faults=Faults(rate=0.7, seed=1)`` fails that share of chat requests with
     429/500/503 before the script is read; ``ServerReply.drip``, ``garbage``,
@@ -84,12 +90,14 @@ class OpenAICompatServer:
         slow_model: SlowModel | None = None,
         context_window: int | None = None,
         faults: Faults | None = None,
+        llama_cpp: LlamaCpp | None = None,
     ) -> None:
         if tool_calls_as_text is not None:
             written_tool_calls(tool_calls_as_text, [])  # an unknown format fails here, not per request
         self.tool_calls_as_text = tool_calls_as_text
         self.slow_model = slow_model
         self.context_window = context_window
+        self.llama_cpp = llama_cpp
         self.faults = faults
         self.supports_tools = supports_tools
         self.supports_json_schema = supports_json_schema
@@ -187,6 +195,10 @@ class OpenAICompatServer:
             return _error(400, "response_format of type json_object is not supported.")
         if body.get("stream_options") is not None and not self.supports_stream_options:
             return _error(400, "Unrecognized request argument supplied: stream_options")
+        if self.llama_cpp is not None:
+            refused = self.llama_cpp.refusal(body)
+            if refused is not None:
+                return refused
         injected = self.faults.draw() if self.faults is not None else None
         if injected is not None:
             status, headers, payload = _error(injected[0], f"injected fault {injected[0]}")
@@ -206,11 +218,18 @@ class OpenAICompatServer:
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = stream_chunks(completion, include_usage=include_usage)
             tokens = int(completion["usage"]["completion_tokens"])
-            return _Stream(chunks, reply.headers, reply.chunk_delay, reply.stream_break_after, tokens)
+            keepalives = self.llama_cpp.keepalive_comments if self.llama_cpp is not None else 0
+            return _Stream(chunks, reply.headers, reply.chunk_delay, reply.stream_break_after, tokens,
+                           keepalives=keepalives,
+                           keepalive_delay=self.llama_cpp.keepalive_delay if self.llama_cpp is not None else 0.0)
         return 200, reply.headers, completion
 
     def _completion(self, body: dict[str, Any], reply: ServerReply, number: int) -> dict[str, Any]:
         content, calls = reply.content, list(reply.calls)
+        finish_reason = reply.finish_reason
+        if self.llama_cpp is not None and not calls:
+            content, was_cut = self.llama_cpp.cut(body, content)
+            finish_reason = "length" if was_cut else finish_reason
         if reply.payload is not UNSET:
             forced = _forced_tool_name(body)
             if forced is not None:
@@ -247,7 +266,7 @@ class OpenAICompatServer:
             "choices": [{
                 "index": 0,
                 "message": message,
-                "finish_reason": reply.finish_reason or ("tool_calls" if calls else "stop"),
+                "finish_reason": finish_reason or ("tool_calls" if calls else "stop"),
             }],
             "usage": usage,
         }
@@ -285,6 +304,8 @@ class OpenAICompatServer:
         return 200, {}, {"created": int(time.time()), "data": data}
 
     def _models(self) -> tuple[int, dict[str, str], Any]:
+        if self.llama_cpp is not None:
+            return 200, {}, {"object": "list", "data": [self.llama_cpp.models_entry(self.model)]}
         entry: dict[str, Any] = {"id": self.model, "object": "model", "created": 0, "owned_by": "crewgraph"}
         if self.context_window is not None:
             entry["max_model_len"] = self.context_window  # as vLLM reports it
@@ -302,16 +323,21 @@ class _Stream:
     tokens: int = 0
     gone: Any = None
     """Set for a :class:`SlowModel`: returns True once the client has closed the stream."""
+    keepalives: int = 0
+    """SSE comment lines (``: keep-alive``) sent before the first chunk."""
+    keepalive_delay: float = 0.0
 
 
 def _forget_structured_modes(base_url: str) -> None:
     """A new server on a port is a new server: what clients learnt about an earlier one there
     (the structured-output mode that worked, a concurrency limit) no longer holds."""
+    from crewgraph.llm._served_window import forget_windows
     from crewgraph.llm._slots import forget_endpoint
     from crewgraph.llm.structured import forget_modes
 
     forget_modes(base_url)
     forget_endpoint(base_url)
+    forget_windows(base_url)
 
 
 def _forced_tool_name(body: dict[str, Any]) -> str | None:
@@ -345,6 +371,8 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
                 self._send(*server._models())
+            elif self.path.rstrip("/") == "/props" and server.llama_cpp is not None and server.llama_cpp.serve_props:
+                self._send(200, {}, server.llama_cpp.props(server.model))
             else:
                 self._send(*_error(404, f"unknown path {self.path}"))
 
@@ -395,6 +423,10 @@ def _make_handler(server: OpenAICompatServer) -> type[BaseHTTPRequestHandler]:
             for key, value in answer.headers.items():
                 self.send_header(key, value)
             self.end_headers()
+            for _ in range(answer.keepalives):  # comments while the prompt is processed
+                if answer.keepalive_delay > 0:
+                    time.sleep(answer.keepalive_delay)
+                self._write_chunk(b": keep-alive\n\n")
             for sent, chunk in enumerate(answer.chunks):
                 if answer.break_after is not None and sent >= answer.break_after:
                     self.close_connection = True  # hang up mid-stream, without the last frame

@@ -26,7 +26,7 @@ from crewgraph.events.tool_events import (
 from crewgraph.hooks import _registry as _hooks
 from crewgraph.hooks.types import HookAgent, HookTask, ToolCallHookContext
 from crewgraph.nodes.tool_call import ToolCallOutcome
-from crewgraph.tools import _cache, _messages
+from crewgraph.tools import _cache, _call_habits, _messages
 from crewgraph.tools._errors import RetryableToolError
 from crewgraph.tools._result_cap import cap_result, result_limit
 from crewgraph.tools.tool_failure import (
@@ -101,8 +101,13 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
         problem = ""
     except ValueError as exc:
         parsed, problem = None, str(exc)
-    call = _Call(node=node, ctx=ctx, args=parsed if parsed is not None else node.call.arguments)
     tool = node.tool
+    echoed = False
+    if tool is not None and parsed is not None:
+        parameters = tool.to_spec().parameters
+        parsed = _call_habits.unwrap_arguments(parsed, set(parameters.get("properties") or {}))
+        echoed = _call_habits.is_schema_echo(parsed, parameters)
+    call = _Call(node=node, ctx=ctx, args=parsed if parsed is not None else node.call.arguments)
     if tool is not None and parsed is not None and _wants_hooks(ctx):
         blocked = await _before_hooks(call, parsed)
         if blocked is not None:
@@ -118,6 +123,9 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     if parsed is None:
         message = _messages.invalid_json_message(tool.name, problem, tool.to_spec().parameters)
         return _failed(call, _invalid(message))
+    if echoed:  # the schema itself, not values: running it would make the tool invent them
+        message = _call_habits.schema_echo_message(tool.name, tool.to_spec().parameters)
+        return _failed(call, _invalid(message, code="schema_echo"))
     try:
         kwargs = tool.validate_arguments(call.args if isinstance(call.args, dict) else parsed)
     except ValidationError as exc:
@@ -130,7 +138,8 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
         if hit is not None:
             text = await call.after_hooks(hit[0], hit[1])
             call.finished(text, from_cache=True)
-            return call.outcome(text, raw=hit[1], from_cache=True, result_as_answer=tool.result_as_answer)
+            return call.outcome(text, raw=hit[1], from_cache=True, reusable=True,
+                                result_as_answer=tool.result_as_answer)
 
     if not tool._reserve_use():
         message = _messages.usage_limit_message(tool.name, tool.max_usage_count)
@@ -161,11 +170,10 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
             raise RetryableToolError(tool.name, raw, ctx.attempt)
         return _failed(call, raw, raw=raw)
 
-    if node.cache:
-        _cache.store(ctx.state, key, kwargs, (text, raw), tool.cache_function)
+    stored = node.cache and _cache.store(ctx.state, key, kwargs, (text, raw), tool.cache_function)
     text = await call.after_hooks(text, raw)
     call.finished(text)
-    return call.outcome(text, raw=raw, result_as_answer=tool.result_as_answer)
+    return call.outcome(text, raw=raw, reusable=stored, result_as_answer=tool.result_as_answer)
 
 
 def _wants_hooks(ctx: NodeContext) -> bool:
@@ -195,8 +203,8 @@ async def _before_hooks(call: _Call, parsed: dict[str, Any]) -> str | None:
     return blocked
 
 
-def _invalid(message: str) -> ToolFailure:
-    return ToolFailure(message=message, code="invalid_arguments", reason=ToolFailureReason.INVALID_INPUT)
+def _invalid(message: str, code: str = "invalid_arguments") -> ToolFailure:
+    return ToolFailure(message=message, code=code, reason=ToolFailureReason.INVALID_INPUT)
 
 
 def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOutcome:

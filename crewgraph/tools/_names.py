@@ -39,4 +39,7 @@ def find_tool(tools: Iterable[BaseTool], name: str) -> BaseTool | None:
     for tool in candidates:
         if sanitize_tool_name(tool.name).lower() == lowered:
             return tool
-    return None
+    from crewgraph.tools._call_habits import strip_name_prefix
+
+    bare = strip_name_prefix(name)  # "functions.list_files", as small models write it
+    return find_tool(candidates, bare) if bare and bare != name.strip() else None

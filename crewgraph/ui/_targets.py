@@ -122,6 +122,12 @@ class Registry:
             if crew.input_provider is None and any(t.human_input for t in crew.tasks):
                 # Nobody reads the server's stdin: a review pauses the run, the page asks.
                 crew.input_provider = "persisted"
+        elif found.kind == "flow":
+            from crewgraph.flow.flow_config import flow_config
+
+            flow = found.obj
+            if flow.input_provider is None and flow_config.input_provider is None and flow._is_persisted():
+                flow.input_provider = "persisted"  # the same for a persisted flow's self.ask(...)
 
     def for_run(self, name: str, recorded: str | None) -> Target:
         """The crew that resumes a run of ``name``: the registered one, else the recorded factory."""

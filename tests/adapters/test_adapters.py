@@ -119,3 +119,18 @@ def test_the_base_classes_are_crewais_contract() -> None:
     assert echo.adapted_agent is True and echo._agent_config == {"x": 1}
     out = Crew(agents=[echo], tasks=[Task(description="hello", expected_output="same", agent=echo)]).kickoff()
     assert out.raw == "echo: hello"
+
+
+def test_an_adapted_agent_delegates_to_a_crewgraph_agent(server: OpenAICompatServer) -> None:
+    delegate = {"task": "write a haiku", "context": "about tea", "coworker": "Poet"}
+    start = _script(server, ServerReply.tool_calls(("Delegate_work_to_coworker", delegate)), "The poet wrote it.")
+    poet_llm = FakeLLM(["tea haiku"])
+    poet = Agent(role="Poet", goal="Write", llm=poet_llm)
+    boss = LangGraphAgentAdapter(role="Boss", goal="Delegate", backstory="b", llm=_local(server),
+                                 allow_delegation=True)
+    out = Crew(agents=[boss, poet], tasks=[Task(description="Get a haiku", expected_output="haiku", agent=boss)]).kickoff()
+    assert out.raw == "The poet wrote it."
+    assert [t["function"]["name"] for t in server.chat_requests[start]["tools"]] == [
+        "Delegate_work_to_coworker", "Ask_question_to_coworker"]
+    assert "write a haiku" in poet_llm.calls[0].prompt and "about tea" in poet_llm.calls[0].prompt
+    assert "tea haiku" in json.dumps(server.chat_requests[start + 1]["messages"])  # the poet's answer came back

@@ -156,3 +156,24 @@ def test_a_server_that_lists_no_models_needs_model(cli: Any) -> None:
         server.model = ""
         result = cli("doctor", "--base-url", server.base_url, "--timeout", "5")
     assert result.exit_code == 1 and "lists no models; name one with --model" in result.stderr
+
+
+def test_llama_cpp_reports_the_window_it_serves_not_the_trained_one(cli: Any) -> None:
+    """``llama-server -c 8192`` with a model trained for 32,768: the served 8,192 is reported
+    (``meta.n_ctx``), and the advice is sized on it."""
+    from crewgraph.testing import LlamaCpp
+
+    with OpenAICompatServer(default=cooperative, model="qwen2.5-1.5b",
+                            llama_cpp=LlamaCpp(n_ctx=8192, n_ctx_train=32768)) as server:
+        result = doctor(cli, server, "--json")
+        assert result.exit_code == 0, result.output
+        found = json.loads(result.output)
+        assert found["crewgraph"]["context_window"] == 8192
+        window = next(p for p in found["probes"] if p["name"] == "context window")
+        assert "8192 tokens (/models meta.n_ctx); the model was trained for 32768" in window["detail"]
+        assert any("small context window (8192 tokens)" in note for note in found["crewgraph"]["notes"])
+    with OpenAICompatServer(default=cooperative, model="qwen2.5-1.5b",
+                            llama_cpp=LlamaCpp(n_ctx=4096, report_n_ctx=False)) as server:
+        found = json.loads(doctor(cli, server, "--json").output)
+        window = next(p for p in found["probes"] if p["name"] == "context window")
+        assert window["detail"].startswith("4096 tokens (llama.cpp /props)")

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from crewgraph.flow import Flow, listen, start
+from crewgraph.errors import ConfigurationError
+from crewgraph.flow import Flow, HumanFeedbackPending, PendingFeedbackContext, listen, start
 from crewgraph.flow.human_feedback import (
     ConsoleInputProvider,
     HumanFeedbackResult,
-    PendingRun,
+    PersistedInputProvider,
     human_feedback,
 )
 from crewgraph.flow.persistence import persist
@@ -66,16 +67,26 @@ def test_persisted_provider_on_an_unpersisted_flow_is_a_clear_error() -> None:
         def a(self) -> str:
             return self.ask("?")
 
-    with pytest.raises(RuntimeError, match="not persisted, so it cannot pause"):
+    with pytest.raises(ConfigurationError, match="not persisted, so it cannot pause"):
         F().kickoff()
+
+
+class Scripted:
+    """A feedback provider as CrewAI's docs write one: ``request_feedback(context, flow)``."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.shown: list[str] = []
+
+    def request_feedback(self, context: PendingFeedbackContext, flow: Flow) -> str:
+        self.shown.append(f"{context.message}\n\n{context.method_output}")
+        return self.answers.pop(0)
 
 
 def test_human_feedback_without_emit_passes_a_result_on() -> None:
     class F(Flow):
-        input_provider = staticmethod(lambda q: "looks good")
-
         @start()
-        @human_feedback(message="Please review:", metadata={"team": "docs"})
+        @human_feedback(message="Please review:", metadata={"team": "docs"}, provider=Scripted("looks good"))
         def generate(self) -> str:
             return "draft text"
 
@@ -91,12 +102,9 @@ def test_human_feedback_without_emit_passes_a_result_on() -> None:
 
 def test_human_feedback_with_emit_routes_on_the_llm_classified_outcome() -> None:
     llm = FakeLLM(['{"outcome": "needs_revision"}'])
-    answers = iter(["add more detail please"])
-    questions: list[str] = []
+    reviewer = Scripted("add more detail please")
 
     class F(Flow[dict]):
-        input_provider = staticmethod(lambda q: questions.append(q) or next(answers))
-
         @start()
         def begin(self) -> str:
             return "v1"
@@ -107,7 +115,7 @@ def test_human_feedback_with_emit_routes_on_the_llm_classified_outcome() -> None
             return f"v{self.state['round']}"
 
         @listen(begin)
-        @human_feedback(message="Review:", emit=["approved", "needs_revision"], llm=llm)
+        @human_feedback(message="Review:", emit=["approved", "needs_revision"], llm=llm, provider=reviewer)
         def review(self, draft: str) -> str:
             return draft
 
@@ -117,19 +125,16 @@ def test_human_feedback_with_emit_routes_on_the_llm_classified_outcome() -> None
 
     flow = F()
     assert flow.kickoff() == "v2"
-    assert questions == ["Review:\n\nv1"]
+    assert reviewer.shown == ["Review:\n\nv1"]
     assert flow.last_human_feedback is not None and flow.last_human_feedback.outcome == "needs_revision"
     assert "needs_revision" in llm.calls[0].prompt
 
 
 def test_exact_answers_and_empty_feedback_need_no_llm() -> None:
-    answers = iter(["Approved", ""])
-
     class F(Flow):
-        input_provider = staticmethod(lambda q: next(answers))
-
         @start()
-        @human_feedback(message="OK?", emit=["approved", "rejected"], default_outcome="rejected")
+        @human_feedback(message="OK?", emit=["approved", "rejected"], default_outcome="rejected",
+                        provider=Scripted("Approved", ""))
         def review(self) -> str:
             return "content"
 
@@ -160,7 +165,8 @@ def test_persisted_feedback_pauses_and_the_method_does_not_run_again(storage_dir
     @persist()
     class F(Flow[dict]):
         @start()
-        @human_feedback(message="Ship it?", emit=["ship", "hold"], default_outcome="hold", llm=FakeLLM([]))
+        @human_feedback(message="Ship it?", emit=["ship", "hold"], default_outcome="hold", llm=FakeLLM([]),
+                        provider=PersistedInputProvider())
         def build(self) -> str:
             runs.append("build")
             return "release 1.0"
@@ -174,7 +180,7 @@ def test_persisted_feedback_pauses_and_the_method_does_not_run_again(storage_dir
             return "held"
 
     pending = F().kickoff()
-    assert isinstance(pending, PendingRun)
-    assert pending.question == "Ship it?\n\nrelease 1.0"
+    assert isinstance(pending, HumanFeedbackPending) and pending.run_id is not None
+    assert pending.context.message == "Ship it?" and pending.context.method_output == "release 1.0"
     assert F.resume(pending.run_id, "ship") == "shipped release 1.0"
     assert runs == ["build"]  # its output was stored with the question

@@ -44,7 +44,7 @@ def test_default_memory_is_built_once_on_first_use(monkeypatch: pytest.MonkeyPat
 
     built: list[int] = []
 
-    def factory() -> Any:
+    def factory(flow_name: str) -> Any:
         built.append(1)
         return fake_memory
 

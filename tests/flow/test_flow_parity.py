@@ -206,6 +206,7 @@ def test_memory_is_a_lazy_default_and_none_turns_it_off() -> None:
     flow = F()
     assert "_memory_obj" not in flow.__dict__  # nothing built until first use
     assert isinstance(flow.memory, Memory) and flow.memory is flow.memory
+    assert flow.memory.root_scope == "/flow/F"  # CrewAI's root scope for a flow's memory
     off = F(memory=None)
     assert off.memory is None
     for call in (lambda: off.remember("x"), lambda: off.recall("x"), lambda: off.extract_memories("x")):

@@ -134,6 +134,8 @@ def test_sigkill_mid_run_resumes_without_rerunning_completed_methods(tmp_path: P
 def test_resume_in_process_with_several_pauses_and_errors(storage_dir: Path) -> None:
     @persist()
     class Two(Flow[dict]):
+        input_provider = "persisted"
+
         @start()
         def name(self) -> str:
             return self.ask("Name?")
@@ -164,6 +166,8 @@ def test_resume_in_process_with_several_pauses_and_errors(storage_dir: Path) -> 
 def test_a_class_defined_in_a_function_needs_an_instance_to_resume(storage_dir: Path) -> None:
     @persist()
     class Local(Flow[dict]):
+        input_provider = "persisted"
+
         @start()
         def a(self) -> str:
             return self.ask("?")

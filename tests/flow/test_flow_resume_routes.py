@@ -13,6 +13,8 @@ ROUTER_CALLS: list[str] = []
 
 @persist()
 class Triage(Flow[dict]):
+    input_provider = "persisted"
+
     @start()
     def receive(self) -> str:
         return "ticket"

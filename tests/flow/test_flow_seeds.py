@@ -48,7 +48,7 @@ def test_seed_001_research_flow_memory(monkeypatch: pytest.MonkeyPatch, fake_mem
     """001, "与流程一起使用": self.remember / self.recall in methods, default memory."""
     import crewgraph.flow._memory as flow_memory
 
-    monkeypatch.setattr(flow_memory, "_default_memory", lambda: fake_memory)
+    monkeypatch.setattr(flow_memory, "_default_memory", lambda flow_name: fake_memory)
 
     from crewgraph.flow.flow import Flow, listen, start
 
@@ -103,6 +103,9 @@ def test_seed_001_research_flow_with_the_real_default_memory(
     assert report.endswith("Previous context:\n- PostgreSQL handles 10k concurrent connections. MySQL caps at 5k.")
     assert type(flow._flow_memory()).__name__ == "Memory"
     assert (storage_dir / "memory").exists()
+    # CrewAI's default flow memory lives under /flow/<flow name>
+    assert flow.memory.root_scope == "/flow/ResearchFlow"
+    assert [r.scope for r in flow.memory.list_records()] == ["/flow/ResearchFlow/research/databases"]
 
 
 def _seed_000_agent(fake_llm: Any) -> tuple[Any, Any]:

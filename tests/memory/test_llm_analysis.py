@@ -59,11 +59,23 @@ def test_only_missing_fields_come_from_the_llm(make_memory: MakeMemory) -> None:
     assert llm.call_count == 1
 
 
-def test_inferred_scope_stays_inside_a_scope_view(make_memory: MakeMemory) -> None:
-    llm = FakeLLM([MemoryAnalysis(suggested_scope="/findings", categories=[], importance=0.5)])
+def test_a_scope_view_stores_at_its_root_as_crewai_does(make_memory: MakeMemory) -> None:
+    """CrewAI's MemoryScope.remember(content, scope="/"): the view's root, no suggested sub-scope
+    appended (the analysis still gives categories and importance)."""
+    llm = FakeLLM(default=MemoryAnalysis(suggested_scope="/findings", categories=["lab"], importance=0.5))
     m = make_memory(llm=llm)
-    record = m.scope("/agent/researcher").remember("a finding")
-    assert record is not None and record.scope == "/agent/researcher/findings"
+    view = m.scope("/agent/researcher")
+    record = view.remember("a finding")
+    assert record is not None and (record.scope, record.categories) == ("/agent/researcher", ["lab"])
+    record = view.remember("another finding", scope=None)
+    assert record is not None and record.scope == "/agent/researcher"
+    record = view.remember("a note", scope="notes")
+    assert record is not None and record.scope == "/agent/researcher/notes"
+    view.remember_many(["first fact", "second fact about cats"])
+    m.drain_writes(10)
+    assert {r.scope for r in view.list_records()} == {"/agent/researcher", "/agent/researcher/notes"}
+    assert m.remember("outside a view") is not None  # the memory itself still infers a scope
+    assert any(r.scope == "/findings" for r in m.list_records())
 
 
 @pytest.mark.parametrize("failure", [RuntimeError("LLM down"), "this is not json", TimeoutError])

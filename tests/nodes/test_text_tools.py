@@ -243,16 +243,18 @@ def test_max_iter_asks_for_a_final_answer_in_text_mode() -> None:
     assert last.startswith(MAX_ITER_MESSAGE) and '"Final Answer:"' in last
 
 
-def test_crew_on_a_text_model_records_tool_nodes_and_caches() -> None:
+def test_crew_on_a_text_model_records_tool_nodes_and_answers_a_repeat_from_the_first_result() -> None:
     multiplied.clear()
     llm = FakeLLM([action("Multiply", {"a": 6, "b": 7}), action("Multiply", {"a": 6, "b": 7}), "Final Answer: 42"],
                   function_calling=False)
     agent = Agent(role="Calc", goal="multiply", tools=[multiply], llm=llm)
     out = Crew(agents=[agent], tasks=[Task(description="6*7", expected_output="n", agent=agent)], cache=True).kickoff()
     assert out.raw == "42"
-    assert multiplied == [42]  # the second, identical call came from the cache
+    assert multiplied == [42]  # the second, identical call was not run
     tool_records = [r for r in out.graph.records() if r.kind == "tool" and r.parent == "t1_6_7.agent"]
-    assert len(tool_records) == 2 and all(r.status == "completed" for r in tool_records)
+    assert len(tool_records) == 1 and tool_records[0].status == "completed"
+    assert out.graph.record("t1_6_7.agent").info["repeated_calls"] == 1
+    assert "You already called Multiply with exactly these arguments" in llm.calls[2].prompt
 
 
 # ---------------------------------------------------------------- fallback on a real server

@@ -26,6 +26,8 @@ def log(method: str) -> None:
 
 @persist()
 class Approval(Flow[dict]):
+    input_provider = "persisted"
+
     @start()
     def draft(self) -> str:
         log("draft")
@@ -56,6 +58,8 @@ class Approval(Flow[dict]):
 
 @persist()
 class Long(Flow[dict]):
+    input_provider = "persisted"
+
     @start()
     def one(self) -> int:
         log("one")
