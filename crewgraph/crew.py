@@ -402,6 +402,25 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
             return None
         return list(knowledge.query(query, results_limit=results_limit, score_threshold=score_threshold))
 
+    async def aquery_knowledge(
+        self, query: list[str] | str, results_limit: int = 3, score_threshold: float = 0.35
+    ) -> list[Any] | None:
+        """:meth:`query_knowledge` without blocking the event loop (the search runs in a worker thread)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.query_knowledge, query, results_limit, score_threshold)
+
+    def reset_knowledge(self, knowledges: list[Any]) -> None:
+        """Empty each of ``knowledges`` (``Knowledge`` objects), as CrewAI's does; their sources
+        are indexed again on next use."""
+        from crewgraph.knowledge import Knowledge
+
+        for index, knowledge in enumerate(knowledges):
+            if not isinstance(knowledge, Knowledge):
+                raise TypeError(f"reset_knowledge: knowledges[{index}] is {type(knowledge).__name__}, "
+                                "not a Knowledge")
+            knowledge.reset()
+
 
 def _replaced(crew: Any, name: str) -> bool:
     """Whether ``crew``'s class (a subclass, or a patch of ``Crew``) replaces ``Crew.<name>``."""

@@ -85,6 +85,14 @@ class TaskOutput(_Result):
     agent: str = ""
     output_format: OutputFormat = OutputFormat.RAW
     messages: list[dict[str, Any]] = Field(default_factory=list)
+    grounded: bool | None = None
+    """Whether the answer rests on what the agent's tools returned: False when the agent called
+    tools and every call failed or returned nothing usable (the answer can only be the model's
+    own invention), True when at least one call gave a result, None when no tool was called.
+    crewgraph's addition to CrewAI's TaskOutput: check it before trusting ``raw``."""
+    warnings: list[str] = Field(default_factory=list)
+    """What went wrong without failing the task (a tool that failed on every call...): the same
+    text as the warning on the executed graph and in the run summary."""
 
     def model_post_init(self, __context: Any) -> None:
         if self.summary is None and self.description:

@@ -65,7 +65,7 @@ class OfflineModel(BaseLLM):
         used = {m.get("name") for m in results}
         if "module_stats" in tools and "module_stats" not in used:
             return [self._call("module_stats", {})]
-        lister = next((t for t in tools if t.startswith("List_files")), None)
+        lister = next((t for t in tools if t.lower().startswith("list_files")), None)
         if lister and lister not in used:
             return [self._call(lister, {})]
         if "outline_python" in tools and "outline_python" not in used and lister in used:

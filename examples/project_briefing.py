@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fnmatch
 import os
 import sys
 import time
@@ -29,10 +30,61 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from crewgraph import LLM, Agent, BaseLLM, Crew, CrewOutput, Process, Task, TaskOutput
 from crewgraph.llm.settings import MODEL_ENVS, default_llm, load_dotenv_file
-from crewgraph.toolkit import DirectoryReadTool
 from crewgraph.tools import BaseTool, tool
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+SKIPPED_DIRS = {"__pycache__", ".git", ".venv", "venv", "node_modules", ".mypy_cache", ".ruff_cache",
+                ".pytest_cache", "build", "dist"}
+SKIPPED_SUFFIXES = (".pyc", ".pyo", ".so", ".egg-info")
+
+
+def _ignore_patterns(folder: Path) -> list[str]:
+    """The plain patterns of the .gitignore files in ``folder`` and above it (negations, which
+    re-include files, are left out: they only ever make the listing longer)."""
+    patterns: list[str] = []
+    for place in (folder, *folder.parents):
+        ignore = place / ".gitignore"
+        if ignore.is_file():
+            for line in ignore.read_text(encoding="utf-8", errors="replace").splitlines():
+                line = line.strip()
+                if line and not line.startswith(("#", "!")):
+                    patterns.append(line.rstrip("/").lstrip("/"))
+    return patterns
+
+
+def source_files(folder: Path) -> list[Path]:
+    """The files worth a model's attention: no bytecode, caches, virtualenvs or ignored files
+    (a compiled checkout has one .pyc per module, doubling the listing for nothing)."""
+    patterns = _ignore_patterns(folder)
+    found: list[Path] = []
+    for path in sorted(folder.rglob("*")):
+        parts = path.relative_to(folder).parts
+        if any(p in SKIPPED_DIRS or p.startswith(".") for p in parts) or not path.is_file():
+            continue
+        if path.name.endswith(SKIPPED_SUFFIXES):
+            continue
+        relative = "/".join(parts)
+        if any(fnmatch.fnmatch(path.name, pat) or fnmatch.fnmatch(relative, pat) or
+               any(fnmatch.fnmatch(part, pat) for part in parts[:-1]) for pat in patterns):
+            continue
+        found.append(path)
+    return found
+
+
+def list_tool(folder: Path) -> BaseTool:
+    @tool("list_files")
+    def list_files() -> str:
+        """List the source files of the folder (bytecode, caches and ignored files left out)."""
+        files = source_files(folder)
+        lines = [f"{len(files)} files under {folder.name}:"]
+        lines += [f"- {folder.name}/{p.relative_to(folder).as_posix()}" for p in files[:400]]
+        if len(files) > 400:
+            lines.append(f"... and {len(files) - 400} more")
+        return "\n".join(lines)
+
+    return list_files
 
 
 def outline_tool(root: Path) -> BaseTool:
@@ -65,7 +117,7 @@ def stats_tool(root: Path) -> BaseTool:
     def module_stats() -> str:
         """Size and documentation statistics for every Python module in the folder."""
         rows: list[tuple[str, int, bool]] = []
-        for file in sorted(root.rglob("*.py")):
+        for file in (f for f in source_files(root) if f.suffix == ".py"):
             text = file.read_text(encoding="utf-8", errors="replace")
             try:
                 documented = ast.get_docstring(ast.parse(text)) is not None
@@ -84,10 +136,15 @@ def stats_tool(root: Path) -> BaseTool:
 
 
 def has_sections(output: TaskOutput) -> tuple[bool, Any]:
-    """The briefing must be markdown with at least three '## ' sections."""
-    if output.raw.count("\n## ") + output.raw.startswith("## ") >= 3:
-        return True, output.raw
-    return False, "Write the briefing in markdown with at least three '## ' section headings."
+    """The briefing must be markdown with at least three '## ' sections, and complete: its last
+    line a finished sentence, list item or table row, not words cut off mid-sentence."""
+    if output.raw.count("\n## ") + output.raw.startswith("## ") < 3:
+        return False, "Write the briefing in markdown with at least three '## ' section headings."
+    last = next((line.strip() for line in reversed(output.raw.splitlines()) if line.strip()), "")
+    if not last.endswith((".", "!", "?", ":", ")", "`", "*", "|", '"')):
+        return False, ("The briefing stops mid-sentence. Write it again, complete, and shorter if needed: "
+                       "every section must end with a finished sentence.")
+    return True, output.raw
 
 
 REAL_MODEL_ENVS = ("CREWGRAPH_LLM", *MODEL_ENVS, "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE",
@@ -120,7 +177,7 @@ def build_crew(folder: Path, out_dir: Path, llm: BaseLLM, verbose: bool = False)
         goal="Map the modules of the code in {folder} and what each is for",
         backstory="You read unfamiliar codebases quickly and describe them precisely.",
         # Both tools see the folder by its own name, confined to its parent: paths read "pkg/mod.py".
-        tools=[DirectoryReadTool(directory=folder.name, base_dir=str(folder.parent)), outline_tool(folder.parent)],
+        tools=[list_tool(folder), outline_tool(folder.parent)],
         llm=llm,
     )
     auditor = Agent(
@@ -183,6 +240,16 @@ def main(argv: list[str] | None = None) -> CrewOutput:
         print(f"  - {task.name}: {len(task.raw)} characters by {task.agent}")
     for record in output.tool_failures:
         print(f"  ! tool failure: {record.summary()}")
+    ungrounded = [t for t in output.tasks_output if t.grounded is False]
+    if ungrounded:
+        # The analysts' tools gave nothing, so the briefing can only be the model's invention: say so
+        # where the reader will see it, not only here.
+        why = "; ".join(f"{t.name}: {'; '.join(t.warnings)}" for t in ungrounded)
+        print(f"  ! the briefing is NOT grounded in the code: {why}")
+        briefing = out_dir / "briefing.md"
+        if briefing.is_file():
+            briefing.write_text(f"> **Not grounded in the code**: {why}\n\n" + briefing.read_text(encoding="utf-8"),
+                                encoding="utf-8")
     print("Wrote:\n" + "\n".join(f"  {p}" for p in written))
     print("\n" + output.raw[:1200])
     if isinstance(llm, BaseLLM) and llm.model == "offline-extractive":

@@ -99,11 +99,13 @@ def run_target(
     from crewgraph.cli._progress import NodeProgress
 
     total = len(target.obj.tasks) if target.kind == "crew" else None
-    progress = NodeProgress(console, total_tasks=total, show=not quiet)
+    progress = NodeProgress(console, total_tasks=total, show=not quiet, inputs=inputs)
     _ask_on_the_terminal(target, None if quiet else progress)
     start = time.perf_counter()
     try:
-        with progress:
+        from crewgraph.events.console import silenced
+
+        with progress, (silenced() if quiet else contextlib.nullcontext()):
             if call is not None:
                 result = call(inputs)
             elif target.kind == "crew" or from_checkpoint is not None:

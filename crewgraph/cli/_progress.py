@@ -43,9 +43,10 @@ class NodeProgress:
 
     def __init__(
         self, console: Any, bus: CrewGraphEventsBus | None = None, *, total_tasks: int | None = None,
-        show: bool = True,
+        show: bool = True, inputs: dict[str, Any] | None = None,
     ) -> None:
         self.console = console
+        self.inputs = dict(inputs or {})  # {placeholders} in labels are shown filled in
         self.bus = bus or crewgraph_event_bus
         self.show = show  # False: only watch (run id) and print nothing (``--quiet``)
         self.finished = 0
@@ -144,11 +145,14 @@ class NodeProgress:
     def _print(self, text: str) -> None:
         self.console.print(text, highlight=False, soft_wrap=True)
 
-    @staticmethod
-    def _label(event: Any) -> str:
+    def _label(self, event: Any) -> str:
+        """The node's label on one line, its ``{placeholders}`` filled with the run's inputs."""
         from rich.markup import escape
 
-        return escape(event.label or event.node_id or "?")
+        from crewgraph._internal.interpolate import interpolate
+
+        text = interpolate(str(event.label or event.node_id or "?"), self.inputs)
+        return escape(" ".join(text.split()))
 
     @staticmethod
     def _kind(event: Any) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from crewgraph.events.base import BaseEvent
@@ -35,6 +38,24 @@ def _name(text: Any) -> str:
     from rich.markup import escape
 
     return escape(" ".join(str(text or "").split()))
+
+
+_silence_lock = threading.Lock()
+_silence_depth = 0
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """No ConsoleListener prints inside the block, in any thread (``crewgraph ... -q``: the crews a
+    flow starts are verbose on their own, and ``-q`` must silence them too)."""
+    global _silence_depth
+    with _silence_lock:
+        _silence_depth += 1
+    try:
+        yield
+    finally:
+        with _silence_lock:
+            _silence_depth -= 1
 
 
 class ConsoleListener:
@@ -77,6 +98,8 @@ class ConsoleListener:
         self._handlers.clear()
 
     def _p(self, text: str) -> None:
+        if _silence_depth:
+            return
         self.console.print(text, soft_wrap=True)
 
     def _crew_started(self, e: CrewKickoffStartedEvent) -> None:

@@ -70,10 +70,23 @@ def label_lines(value: object, *, width: int = 24, max_len: int = 60) -> list[st
     """A long label as a few wrapped lines: truncated to ``max_len``, wrapped at ``width``.
 
     Task names and descriptions can be sentences; unwrapped they make boxes
-    hundreds of pixels wide and the layout unreadable.
+    hundreds of pixels wide and the layout unreadable. Lines break between words only (a
+    ``research_task`` split into ``research_ta`` / ``sk`` reads as two names); a word longer
+    than ``width`` keeps its line, and one longer than ``max_len`` is cut with an ellipsis.
     """
-    short = shorten(value, max_len)
-    return textwrap.wrap(short, width=width, break_long_words=True) or [""]
+    short = _cut_at_word(value, max_len)
+    return textwrap.wrap(short, width=width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def _cut_at_word(value: object, max_len: int) -> str:
+    """Like :func:`shorten`, but the cut falls between words when there is a space to cut at."""
+    flat = _WS_RE.sub(" ", clean(value)).strip()
+    if len(flat) <= max_len:
+        return flat
+    head = flat[: max(1, max_len - 1)]
+    if " " in head and flat[len(head)] != " ":
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip() + ELLIPSIS
 
 
 def _escaped_lines(value: object, backslash: str) -> str:

@@ -29,7 +29,11 @@ def _knowledge(owner: Any, collection: str, sources: list[Any], embedder: Any) -
 
 
 def crew_knowledge(crew: Any) -> Any:
-    """The crew's Knowledge, or None when it has no ``knowledge_sources``."""
+    """The crew's Knowledge: its ``knowledge`` object (CrewAI's), else one over its
+    ``knowledge_sources``; None when it has neither."""
+    given = getattr(crew, "knowledge", None)
+    if given is not None:
+        return given
     sources = list(getattr(crew, "knowledge_sources", None) or [])
     if not sources:
         return None
@@ -39,7 +43,11 @@ def crew_knowledge(crew: Any) -> Any:
 
 
 def agent_knowledge(agent: Any, crew: Any = None) -> Any:
-    """The agent's own Knowledge (its embedder, else the crew's), or None."""
+    """The agent's own Knowledge: its ``knowledge`` object, else one over its ``knowledge_sources``
+    (its embedder, else the crew's); None when it has neither."""
+    given = getattr(agent, "knowledge", None)
+    if given is not None:
+        return given
     sources = list(getattr(agent, "knowledge_sources", None) or [])
     if not sources:
         return None

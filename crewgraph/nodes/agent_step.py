@@ -86,7 +86,8 @@ class _Loop:
     call_formats: dict[str, int] = field(default_factory=dict)
     """How many tool calls the model wrote in each text format (``react``, ``hermes``...)."""
     tool_outcomes: dict[str, list[int]] = field(default_factory=dict)
-    """Per tool name: [calls, failed calls], so a tool that failed on every call is a warning."""
+    """Per tool name: [calls, failed calls, empty results], so a tool that failed on every call is
+    a warning, and a task none of whose calls gave anything is not grounded."""
     reviews: int = 0
     """How many human reviews (``human_input``) this step has had answered."""
     draft: str = ""
@@ -406,7 +407,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
                 }
             )
         elif ctx.wants(TaskStartedEvent):
-            ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
+            ctx.emit(TaskStartedEvent(task_name=interpolate(self.task_name, ctx.inputs),
+                                      agent_role=interpolate(self.agent_role, ctx.inputs), context=context or None))
         if ctx.wants(AgentExecutionStartedEvent):
             ctx.emit(
                 AgentExecutionStartedEvent(
@@ -573,9 +575,11 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             if failure is not None and node_id not in absorbed:
                 loop.tool_failures.append(failure)
             if node_id not in absorbed:  # copies of one call in a reply ran once: count it once
-                counts = loop.tool_outcomes.setdefault(name, [0, 0])
+                counts = loop.tool_outcomes.setdefault(name, [0, 0, 0])
+                counts.extend([0] * (3 - len(counts)))  # a loop checkpointed before empties were counted
                 counts[0] += 1
                 counts[1] += failure is not None
+                counts[2] += failure is None and not str(text).strip()
             absorbed.add(node_id)
             if getattr(outcome, "result_as_answer", False) and final is None:
                 final = text
@@ -607,6 +611,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             await call_user_callback(cb, reply, kind="step_callback", where=where)
 
     def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
+        grounded, warning = _grounding(loop.tool_outcomes)
         output = TaskOutput(
             description=interpolate(self.description, ctx.inputs),
             name=interpolate(self.task_name, ctx.inputs),
@@ -616,6 +621,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             token_usage=loop.usage,
             tool_failures=list(loop.tool_failures),
             messages=loop.messages,
+            grounded=grounded,
+            warnings=[warning] if warning else [],
         )
         if ctx.wants(AgentExecutionCompletedEvent):
             ctx.emit(
@@ -627,7 +634,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             output=output,
             usage=usage,
             info={"iterations": loop.iteration, "tool_failures": len(loop.tool_failures),
-                  **_tool_warning(loop.tool_outcomes),
+                  **({"warning": warning} if warning else {}),
+                  **({"grounded": grounded} if grounded is not None else {}),
                   **({"context_compressions": loop.compressions} if loop.compressions else {}),
                   **({"continuations": loop.continuations} if loop.continuations else {}),
                   **({"duplicate_calls": loop.duplicate_calls} if loop.duplicate_calls else {}),
@@ -651,11 +659,23 @@ def _text_of(content: Any) -> str:
     return str(content or "")
 
 
-def _tool_warning(outcomes: dict[str, list[int]]) -> dict[str, str]:
-    """``{"warning": ...}`` when a tool failed on every call of the step (the task then went on
-    without it: shown as a warning, not as a plain success)."""
+def _grounding(outcomes: dict[str, list[int]]) -> tuple[bool | None, str]:
+    """Whether the step's answer rests on its tools' results, and the warning to show.
+
+    A tool that failed on every call is a warning (the task went on without it); a step whose
+    every call failed or returned nothing is not grounded, and its warning says so, since its
+    answer can only be the model's own invention. None: no tool was called."""
+    if not outcomes:
+        return None, ""
+    counts = [(name, c[0], c[1], c[2] if len(c) > 2 else 0) for name, c in outcomes.items()]
+    useful = sum(calls - failed - empty for _, calls, failed, empty in counts)
     broken = [f"{name!r} ({calls} call{'s' if calls > 1 else ''})"
-              for name, (calls, failed) in outcomes.items() if calls and failed == calls]
-    if not broken:
-        return {}
-    return {"warning": f"tool {', '.join(broken)} failed on every call"}
+              for name, calls, failed, _ in counts if calls and failed == calls]
+    warning = f"tool {', '.join(broken)} failed on every call" if broken else ""
+    if useful > 0:
+        return True, warning
+    empty = [f"{name!r} ({calls} call{'s' if calls > 1 else ''})"
+             for name, calls, failed, none in counts if calls and failed < calls and failed + none == calls]
+    if empty:
+        warning += ("; " if warning else "") + f"tool {', '.join(empty)} returned nothing"
+    return False, f"{warning}; not grounded: the answer rests on no tool result"

@@ -228,9 +228,13 @@ class RefContext:
         if spec is None or spec.loader is None:
             raise self.fail(keys, "tools", f"cannot load tools/{name}.py")
         module = importlib.util.module_from_spec(spec)
+        # Registered before it runs, as an import would: pydantic resolves the annotations of a
+        # module with `from __future__ import annotations` through sys.modules[cls.__module__].
+        sys.modules[spec.name] = module
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
+            sys.modules.pop(spec.name, None)
             raise self.fail(keys, "tools", f"tools/{name}.py failed to load: {type(exc).__name__}: {exc}") from None
         classes = [
             v for v in vars(module).values()

@@ -44,7 +44,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "crew_knowledge_context": ((), _EXECUTOR),
         "knowledge_search_query": ((), _EXECUTOR),
         "tools_results": ((), _RUN_STATE),
-        "knowledge": ((), "pass knowledge_sources instead of a built Knowledge object"),
         "planning_config": ((), "use reasoning=True and max_reasoning_attempts"),
         # Fields other work may implement: declared fields win over these entries.
         "guardrail": ((), "agent guardrails are not supported yet; set the task's guardrail"),
@@ -71,7 +70,6 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "task_execution_output_json_files": ((), _RUN_STATE),
         "execution_logs": ((), _RUN_STATE),
         "token_usage": ((), _RUN_STATE),
-        "knowledge": ((), "pass knowledge_sources instead of a built Knowledge object"),
         "config": ((), "build the crew from @CrewBase and its YAML files instead of a config dict"),
         "function_calling_llm": ((), "a crew-wide function_calling_llm is not supported yet; set it per agent"),
     },

@@ -245,3 +245,24 @@ def agent_from_dump(value: Any) -> Any:
 
         return Agent.model_validate(value)
     return value
+
+
+def check_knowledge(value: Any) -> Any:
+    """``knowledge=``: a built ``Knowledge`` object (CrewAI's), or None."""
+    if value is None:
+        return None
+    from crewgraph.knowledge.knowledge import Knowledge
+
+    if isinstance(value, Knowledge):
+        return value
+    if isinstance(value, dict):
+        return Knowledge.model_validate(value)
+    raise ValueError(f"knowledge must be a Knowledge object (or use knowledge_sources=[...]), "
+                     f"got {type(value).__name__}")
+
+
+def one_knowledge(owner: Any, what: str) -> None:
+    """``knowledge`` and ``knowledge_sources`` are two ways to say one thing: refuse both at once."""
+    if getattr(owner, "knowledge", None) is not None and getattr(owner, "knowledge_sources", None):
+        raise ValueError(f"{what}: give knowledge=Knowledge(...) or knowledge_sources=[...], not both "
+                         "(put the sources into the Knowledge object)")

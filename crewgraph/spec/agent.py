@@ -26,6 +26,7 @@ from crewgraph.spec._dump import JSON_NAMED
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     check_guardrail,
+    check_knowledge,
     check_knowledge_config,
     check_knowledge_sources,
     check_llm,
@@ -33,6 +34,7 @@ from crewgraph.spec._validators import (
     check_policy,
     check_tools,
     merge_config,
+    one_knowledge,
 )
 from crewgraph.spec.base_agent import BaseAgent
 
@@ -80,6 +82,7 @@ class Agent(BaseAgent):
         default_factory=list, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
     )
     knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
+    knowledge: Any = Field(default=None, description="A built Knowledge object only this agent draws on")
     embedder: Annotated[Any, JSON_NAMED] = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
     mcps: list[Any] = Field(
@@ -113,6 +116,11 @@ class Agent(BaseAgent):
         return v
 
     @model_validator(mode="after")
+    def _one_knowledge(self) -> "Agent":
+        one_knowledge(self, f"Agent {self.role!r}")
+        return self
+
+    @model_validator(mode="after")
     def _code_execution_sandbox(self) -> "Agent":
         if self.allow_code_execution and self.code_execution_mode == "safe":
             raise ValueError(
@@ -141,6 +149,9 @@ class Agent(BaseAgent):
     _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
     _validate_knowledge = field_validator("knowledge_sources", mode="before")(
         classmethod(lambda cls, v: check_knowledge_sources(v))
+    )
+    _validate_knowledge_object = field_validator("knowledge", mode="before")(
+        classmethod(lambda cls, v: check_knowledge(v))
     )
     _validate_knowledge_config = field_validator("knowledge_config", mode="before")(
         classmethod(lambda cls, v: check_knowledge_config(v))

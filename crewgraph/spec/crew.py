@@ -31,9 +31,11 @@ from crewgraph.security.security_config import SecurityConfig, SecurityConfigFie
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     agent_from_dump,
+    check_knowledge,
     check_knowledge_sources,
     check_llm,
     check_policy,
+    one_knowledge,
 )
 from crewgraph.spec.agent import Agent
 from crewgraph.spec.base_agent import BaseAgent
@@ -75,6 +77,7 @@ class CrewSpec(BaseModel):
     knowledge_sources: list[Any] = Field(
         default_factory=list, description="Knowledge every agent of the crew draws on"
     )
+    knowledge: Any = Field(default=None, description="A built Knowledge object every agent draws on")
     cache: bool = Field(default=False, description="Cache tools' results (the seed's default: off)")
     max_rpm: int | None = Field(default=None, ge=1)
     max_concurrency: int = Field(default=128, ge=1)
@@ -156,9 +159,17 @@ class CrewSpec(BaseModel):
     _validate_policy = field_validator("tool_failure_policy", mode="before")(
         classmethod(lambda cls, v: check_policy(v))
     )
+    _validate_knowledge_object = field_validator("knowledge", mode="before")(
+        classmethod(lambda cls, v: check_knowledge(v))
+    )
     _validate_knowledge = field_validator("knowledge_sources", mode="before")(
         classmethod(lambda cls, v: check_knowledge_sources(v))
     )
+
+    @model_validator(mode="after")
+    def _one_knowledge(self) -> "CrewSpec":
+        one_knowledge(self, "Crew")
+        return self
 
     @model_validator(mode="after")
     def _collect_agents(self) -> "CrewSpec":

@@ -101,10 +101,11 @@ class HostedTool(BaseTool):
         return f"set {self._key_envs[0]} or pass api_key=..." if self._key_envs else ""
 
     def config_problems(self) -> list[str]:
-        """A missing key, named with its environment variable (see the module doc)."""
+        """A missing key, named with its environment variable (see the module doc), and missing extras."""
+        problems = super().config_problems()
         if self._key_envs and not self.resolved_key():
-            return [f"{type(self).__name__} needs a {self._service} API key: {self._key_hint()}"]
-        return []
+            problems.append(f"{type(self).__name__} needs a {self._service} API key: {self._key_hint()}")
+        return problems
 
     def _key_or_failure(self) -> str | ToolFailure:
         key = self.resolved_key()

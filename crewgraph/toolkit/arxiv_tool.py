@@ -88,6 +88,7 @@ class ArxivPaperTool(HostedTool):
     use_title_as_filename: bool = False
     pause: float = Field(default=1.0, ge=0, description="Seconds between PDF downloads (arXiv asks for 1)")
 
+    requires_extras: ClassVar[tuple[tuple[str, str], ...]] = (("defusedxml", "tools"),)
     _service: ClassVar[str] = "arXiv"
     _base_env: ClassVar[str | None] = "ARXIV_BASE_URL"
     _default_base: ClassVar[str] = "http://export.arxiv.org"

@@ -68,12 +68,15 @@ class _RagBase(BaseTool):
 
     def _get_index(self) -> Any:
         if self._index is None:
+            from crewgraph.rag.config.utils import configured_embedder
             from crewgraph.rag.embeddings.factory import build_embedder
             from crewgraph.rag.index import get_index
 
             cfg = dict(self.config or {})
             spec = cfg.get("embedder") or cfg.get("embedding_model")
-            self._index = get_index(build_embedder(spec), cfg.get("storage"))
+            # no embedder of its own: the one set with set_rag_config(...), else the offline default
+            embedder = build_embedder(spec) if spec else (configured_embedder() or build_embedder(None))
+            self._index = get_index(embedder, cfg.get("storage"))
         return self._index
 
     def _search(self, query: str, doc_ids: list[str]) -> str:

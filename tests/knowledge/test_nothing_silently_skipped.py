@@ -66,7 +66,8 @@ def test_a_tool_that_fails_on_every_call_is_a_warning(workdir: Path) -> None:
     a = Agent(role="Support", goal="g", backstory="b", llm=llm, tools=[lookup])
     crew = Crew(agents=[a], tasks=[Task(name="t", description="Find order 1", expected_output="x", agent=a)])
     seen, out = _warnings(crew)
-    assert seen == ["tool 'lookup' (2 calls) failed on every call"]
+    assert seen == ["tool 'lookup' (2 calls) failed on every call; not grounded: the answer rests on no tool result"]
+    assert out.tasks_output[0].grounded is False and out.tasks_output[0].warnings == seen
     assert [w["node"] for w in out.graph.to_json()["totals"]["warnings"]] == ["t1_t.agent"]
 
 

@@ -99,3 +99,31 @@ def test_without_the_cache_a_repeated_call_runs_again_with_a_reminder() -> None:
     assert RUNS == ["src", "src"]  # the tool may answer differently: it ran
     assert first == "src: a.py b.py"
     assert second.startswith("src: a.py b.py\n(You already made this exact call earlier")
+
+
+def test_a_task_whose_tools_gave_nothing_is_not_grounded_and_says_so() -> None:
+    @tool("empty_search")
+    def empty_search(query: str) -> str:
+        """Search."""
+        return "  "
+
+    @tool("good_search")
+    def good_search(query: str) -> str:
+        """Search."""
+        return "found it"
+
+    from crewgraph.testing import FakeLLM, FakeToolCall
+
+    def run(tools: list[Any], calls: list[Any]) -> Any:
+        llm = FakeLLM([*calls, "an answer"])
+        agent = Agent(role="R", goal="g", backstory="b", llm=llm, tools=tools)
+        return Crew(agents=[agent], tasks=[Task(description="find", expected_output="x", agent=agent)]).kickoff()
+
+    bare = run([empty_search], [FakeToolCall("empty_search", {"query": "a"})]).tasks_output[0]
+    assert bare.grounded is False
+    assert bare.warnings == ["tool 'empty_search' (1 call) returned nothing; not grounded: the answer rests "
+                             "on no tool result"]
+    mixed = run([empty_search, good_search], [FakeToolCall("empty_search", {"query": "a"}),
+                                              FakeToolCall("good_search", {"query": "a"})]).tasks_output[0]
+    assert mixed.grounded is True and mixed.warnings == []
+    assert run([good_search], []).tasks_output[0].grounded is None  # no call made

@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.chromadb``: ChromaDB as the RAG store (the ``chromadb`` extra)."""

@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.core``: the protocols of an embedding function and a vector-store client."""

@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.embeddings.providers.huggingface`` (its spec types are in ``types``)."""

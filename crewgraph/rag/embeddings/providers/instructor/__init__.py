@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.embeddings.providers.instructor`` (its spec types are in ``types``)."""

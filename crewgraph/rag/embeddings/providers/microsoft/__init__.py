@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.embeddings.providers.microsoft`` (its spec types are in ``types``)."""

@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.embeddings.providers.onnx`` (its spec types are in ``types``)."""

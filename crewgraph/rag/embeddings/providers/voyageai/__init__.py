@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.embeddings.providers.voyageai`` (its spec types are in ``types``)."""

@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai.rag.qdrant``: the default, native vector store (``QdrantConfig``, its client)."""
