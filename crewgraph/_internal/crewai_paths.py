@@ -32,10 +32,43 @@ __all__ = ["ABSENT", "ABSENT_MODULES", "MODULES", "MOVED", "NAMES", "PACKAGES", 
 _BUS = "crewgraph.events.bus"
 _OUT = "crewgraph.outputs"
 _STREAM = "crewgraph.streaming"
+_TRAIN_EVENTS = "crewgraph.events.training_events"
+_SKILL_EVENTS = "crewgraph.events.skill_events"
+_TRAINING_FILES = "crewgraph._internal.training_files"
+_ADAPTERS = "crewgraph.adapters"
 
 PATHS: dict[str, dict[str, str]] = {
     # agents, tasks, crews
-    "crewgraph.agent": {"Agent": "crewgraph.spec.agent"},
+    "crewgraph.agent": {"Agent": "crewgraph.spec.agent", "CrewTrainingHandler": _TRAINING_FILES},
+    # agents of other frameworks (crewgraph.adapters)
+    "crewgraph.agents.agent_adapters": {
+        "BaseAgentAdapter": f"{_ADAPTERS}.base",
+        "BaseConverterAdapter": f"{_ADAPTERS}.base",
+        "BaseToolAdapter": f"{_ADAPTERS}.base",
+    },
+    "crewgraph.agents.agent_adapters.base_agent_adapter": {"BaseAgentAdapter": f"{_ADAPTERS}.base"},
+    "crewgraph.agents.agent_adapters.base_converter_adapter": {"BaseConverterAdapter": f"{_ADAPTERS}.base"},
+    "crewgraph.agents.agent_adapters.base_tool_adapter": {"BaseToolAdapter": f"{_ADAPTERS}.base"},
+    "crewgraph.agents.agent_adapters.langgraph": {},
+    "crewgraph.agents.agent_adapters.langgraph.langgraph_adapter": {
+        "LangGraphAgentAdapter": f"{_ADAPTERS}.langgraph_adapter",
+    },
+    "crewgraph.agents.agent_adapters.langgraph.langgraph_tool_adapter": {
+        "LangGraphToolAdapter": f"{_ADAPTERS}.langgraph_adapter",
+    },
+    "crewgraph.agents.agent_adapters.langgraph.structured_output_converter": {
+        "LangGraphConverterAdapter": f"{_ADAPTERS}.langgraph_adapter",
+    },
+    "crewgraph.agents.agent_adapters.openai_agents": {},
+    "crewgraph.agents.agent_adapters.openai_agents.openai_adapter": {
+        "OpenAIAgentAdapter": f"{_ADAPTERS}.openai_adapter",
+    },
+    "crewgraph.agents.agent_adapters.openai_agents.openai_agent_tool_adapter": {
+        "OpenAIAgentToolAdapter": f"{_ADAPTERS}.openai_adapter",
+    },
+    "crewgraph.agents.agent_adapters.openai_agents.structured_output_converter": {
+        "OpenAIConverterAdapter": f"{_ADAPTERS}.openai_adapter",
+    },
     "crewgraph.agents": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.agents.agent_builder": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.agents.agent_builder.base_agent": {"BaseAgent": "crewgraph.spec.base_agent"},
@@ -76,6 +109,22 @@ PATHS: dict[str, dict[str, str]] = {
         "FlowEvent": "crewgraph.events.flow_events",
         "ReasoningEvent": "crewgraph.events.reasoning_events",
         "ToolUsageEvent": "crewgraph.events.tool_events",
+        # Crew.train / Crew.test and Agent Skills (crewgraph.training, crewgraph.skills)
+        "CrewTestCompletedEvent": _TRAIN_EVENTS,
+        "CrewTestFailedEvent": _TRAIN_EVENTS,
+        "CrewTestResultEvent": _TRAIN_EVENTS,
+        "CrewTestStartedEvent": _TRAIN_EVENTS,
+        "CrewTrainCompletedEvent": _TRAIN_EVENTS,
+        "CrewTrainFailedEvent": _TRAIN_EVENTS,
+        "CrewTrainStartedEvent": _TRAIN_EVENTS,
+        "TaskEvaluationEvent": _TRAIN_EVENTS,
+        "SkillActivatedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryCompletedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryStartedEvent": _SKILL_EVENTS,
+        "SkillEvent": _SKILL_EVENTS,
+        "SkillLoadFailedEvent": _SKILL_EVENTS,
+        "SkillLoadedEvent": _SKILL_EVENTS,
+        "SkillUsedEvent": _SKILL_EVENTS,
     },
     "crewgraph.events.event_bus": {
         "CrewAIEventsBus": f"{_BUS}:CrewGraphEventsBus",
@@ -89,8 +138,25 @@ PATHS: dict[str, dict[str, str]] = {
         "CrewKickoffCompletedEvent": "crewgraph.events.crew_events",
         "CrewKickoffFailedEvent": "crewgraph.events.crew_events",
         "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
+        "CrewTestCompletedEvent": _TRAIN_EVENTS,
+        "CrewTestFailedEvent": _TRAIN_EVENTS,
+        "CrewTestResultEvent": _TRAIN_EVENTS,
+        "CrewTestStartedEvent": _TRAIN_EVENTS,
+        "CrewTrainCompletedEvent": _TRAIN_EVENTS,
+        "CrewTrainFailedEvent": _TRAIN_EVENTS,
+        "CrewTrainStartedEvent": _TRAIN_EVENTS,
+    },
+    "crewgraph.events.types.skill_events": {
+        "SkillActivatedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryCompletedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryStartedEvent": _SKILL_EVENTS,
+        "SkillEvent": _SKILL_EVENTS,
+        "SkillLoadFailedEvent": _SKILL_EVENTS,
+        "SkillLoadedEvent": _SKILL_EVENTS,
+        "SkillUsedEvent": _SKILL_EVENTS,
     },
     "crewgraph.events.types.task_events": {
+        "TaskEvaluationEvent": _TRAIN_EVENTS,
         "TaskCompletedEvent": "crewgraph.events.crew_events",
         "TaskFailedEvent": "crewgraph.events.crew_events",
         "TaskStartedEvent": "crewgraph.events.crew_events",
@@ -114,7 +180,25 @@ PATHS: dict[str, dict[str, str]] = {
     # utilities: crewgraph's storage locations under CrewAI's names
     "crewgraph.utilities": {},
     "crewgraph.utilities.paths": {"db_storage_path": "crewgraph._internal.storage"},
-    "crewgraph.utilities.constants": {"KNOWLEDGE_DIRECTORY": "crewgraph._internal.storage"},
+    "crewgraph.utilities.constants": {
+        "KNOWLEDGE_DIRECTORY": "crewgraph._internal.storage",
+        "TRAINED_AGENTS_DATA_FILE": _TRAINING_FILES,
+        "TRAINING_DATA_FILE": _TRAINING_FILES,
+    },
+    # Crew.train / Crew.test (crewgraph.training)
+    "crewgraph.utilities.file_handler": {"PickleHandler": _TRAINING_FILES},
+    "crewgraph.utilities.training_handler": {"CrewTrainingHandler": _TRAINING_FILES},
+    "crewgraph.utilities.evaluators": {},
+    "crewgraph.utilities.evaluators.task_evaluator": {
+        "Entity": "crewgraph.training.evaluation",
+        "TaskEvaluation": "crewgraph.training.evaluation",
+        "TaskEvaluator": "crewgraph.training.evaluation",
+        "TrainingTaskEvaluation": "crewgraph.training.evaluation",
+    },
+    "crewgraph.utilities.evaluators.crew_evaluator_handler": {
+        "CrewEvaluator": "crewgraph.training.crew_evaluator",
+        "TaskEvaluationPydanticOutput": "crewgraph.training.crew_evaluator",
+    },
 }
 
 ABSENT: dict[str, dict[str, str]] = {}

@@ -34,6 +34,7 @@ _RAG_TOOLS = frozenset(
 )
 
 _HOSTED_TOOLS = {
+    "AIMindTool": "crewgraph.toolkit.aimind_tool",
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
     "BedrockInvokeAgentTool": "crewgraph.toolkit.bedrock_tools",
@@ -72,6 +73,7 @@ _HOSTED_TOOLS = {
     "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "MultiOnTool": "crewgraph.toolkit.multion_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
     "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
     "OCRTool": "crewgraph.toolkit.openai_tools",
@@ -118,6 +120,7 @@ _HOSTED_TOOLS = {
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 __all__ = [
+    "AIMindTool",
     "ApifyActorsTool",
     "ArxivPaperTool",
     "BedrockInvokeAgentTool",
@@ -162,6 +165,7 @@ __all__ = [
     "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
+    "MultiOnTool",
     "MySQLSearchTool",
     "NL2SQLTool",
     "OCRTool",
