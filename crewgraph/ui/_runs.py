@@ -66,6 +66,7 @@ def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
         "error": info.error,
         "inputs": inputs if isinstance(inputs, dict) else {},
         "factory": info.meta.get(FACTORY_META_KEY),
+        "demo_model": info.meta.get("demo_model") is True,  # answered by --llm fake, not a real model
         "pending": _crew_pending(info),
         "store": "checkpoints",
     }
