@@ -161,7 +161,14 @@ PATHS: dict[str, dict[str, str]] = {
         "TaskFailedEvent": "crewgraph.events.crew_events",
         "TaskStartedEvent": "crewgraph.events.crew_events",
     },
-    "crewgraph.events.types.flow_events": {"*": "crewgraph.events.flow_events"},
+    "crewgraph.events.types.flow_events": {
+        "*": "crewgraph.events.flow_events",
+        "ConversationMessageAddedEvent": "crewgraph.events.conversation_events",
+        "ConversationRouteSelectedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnCompletedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnFailedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnStartedEvent": "crewgraph.events.conversation_events",
+    },
     "crewgraph.events.types.knowledge_events": {"*": "crewgraph.events.knowledge_events"},
     "crewgraph.events.types.llm_events": {"*": "crewgraph.events.llm_events"},
     "crewgraph.events.types.llm_guardrail_events": {
