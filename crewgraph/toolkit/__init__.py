@@ -227,6 +227,15 @@ _INSTEAD = (
     "tool server (see docs/porting.md)."
 )
 
+_NOT_YET = {
+    "StagehandTool": (
+        "Stagehand's browser automation needs its SDK, a Browserbase session and an LLM together, which "
+        "crewgraph does not wrap yet. Use SeleniumScrapingTool (a local headless Chromium), BrowserbaseLoadTool, "
+        "or Browserbase's Stagehand MCP server through MCPServerAdapter (see docs/porting.md)."
+    ),
+}
+"""crewai_tools names crewgraph has no client of yet, and what to use instead."""
+
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 """crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
 
@@ -245,6 +254,8 @@ def __getattr__(name: str) -> Any:
     if name in _NOT_PROVIDED:
         raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
                           name=name, path=__file__)
+    if name in _NOT_YET:
+        raise ImportError(f"crewgraph.toolkit does not provide {name} yet: {_NOT_YET[name]}", name=name, path=__file__)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)
