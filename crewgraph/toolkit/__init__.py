@@ -111,6 +111,7 @@ _HOSTED_TOOLS = {
     "URLReadTool": "crewgraph.toolkit.url_read_tool",
     "VisionTool": "crewgraph.toolkit.openai_tools",
     "WaitTool": "crewgraph.toolkit.wait_tool",
+    "WeaviateVectorSearchTool": "crewgraph.toolkit.weaviate_tool",
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
@@ -205,6 +206,7 @@ __all__ = [
     "URLReadTool",
     "VisionTool",
     "WaitTool",
+    "WeaviateVectorSearchTool",
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
@@ -227,6 +229,15 @@ _INSTEAD = (
     "tool server (see docs/porting.md)."
 )
 
+_NOT_YET = {
+    "StagehandTool": (
+        "Stagehand's browser automation needs its SDK, a Browserbase session and an LLM together, which "
+        "crewgraph does not wrap yet. Use SeleniumScrapingTool (a local headless Chromium), BrowserbaseLoadTool, "
+        "or Browserbase's Stagehand MCP server through MCPServerAdapter (see docs/porting.md)."
+    ),
+}
+"""crewai_tools names crewgraph has no client of yet, and what to use instead."""
+
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 """crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
 
@@ -245,6 +256,8 @@ def __getattr__(name: str) -> Any:
     if name in _NOT_PROVIDED:
         raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
                           name=name, path=__file__)
+    if name in _NOT_YET:
+        raise ImportError(f"crewgraph.toolkit does not provide {name} yet: {_NOT_YET[name]}", name=name, path=__file__)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)
