@@ -43,3 +43,17 @@ def test_a_demo_model_run_is_marked(tmp_path: Path) -> None:
     db = next((root / ".crewgraph").glob("*.db"), None) or next((tmp_path / "store").rglob("*.db"))
     runs = crew_runs(db)
     assert len(runs) == 2 and all(r["demo_model"] is True for r in runs), json.dumps(runs, default=str)[:2000]
+
+
+def test_a_runs_duration_excludes_the_time_it_waited() -> None:
+    from types import SimpleNamespace
+
+    from crewgraph.ui._runs import _active_seconds
+
+    def node(start: float, ms: float, parent: str | None = None) -> SimpleNamespace:
+        return SimpleNamespace(info={"started_at": start, "duration_ms": ms, "parent": parent})
+
+    # two overlapping steps, an hour paused for a review, then the resumed step; a tool call inside
+    nodes = [node(100.0, 2000), node(101.0, 2000), node(3700.0, 1000), node(3700.5, 100, parent="t1.agent")]
+    assert _active_seconds(nodes, wall=3601.0) == 4.0
+    assert _active_seconds([], wall=12.5) == 12.5  # no timings: the wall time
