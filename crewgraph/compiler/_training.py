@@ -24,7 +24,13 @@ __all__ = ["is_training", "skills_context", "trained_instructions"]
 
 
 def is_training(crew: Any) -> bool:
-    """Whether ``crew`` is being trained (``Crew.train`` sets CrewAI's ``_train`` flag)."""
+    """Whether ``crew`` is being trained (``Crew.train`` sets CrewAI's ``_train`` flag).
+
+    Read from pydantic's private-attribute dict when there is one: ``crew._train`` goes
+    through ``BaseModel.__getattr__``, and the compiler asks three times per task."""
+    private = getattr(crew, "__pydantic_private__", None)
+    if isinstance(private, dict):
+        return bool(private.get("_train", False))
     return bool(getattr(crew, "_train", False))
 
 

@@ -44,7 +44,7 @@ from crewgraph.spec.task import Task
 __all__ = ["TaskPlan", "compile_crew", "task_key"]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class TaskPlan:
     """Where one task lives in the graph."""
 
@@ -54,6 +54,12 @@ class TaskPlan:
     agent: str
     final: str
     index: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """The plan as ``graph.meta["tasks"]`` holds it. Written out: ``dataclasses.asdict``
+        deep-copies each field through its recursive walker, a tenth of a 10,000-task compile."""
+        return {"key": self.key, "name": self.name, "first": self.first, "agent": self.agent,
+                "final": self.final, "index": self.index}
 
 
 def task_key(task: Task, index: int) -> str:
@@ -125,7 +131,7 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
     graph.meta.update(
         kind="crew",
         process=process.value,
-        tasks=[dataclasses.asdict(plans[t.id]) for t in tasks],
+        tasks=[plans[t.id].as_dict() for t in tasks],
         final=plans[tasks[-1].id].final,
     )
     return graph

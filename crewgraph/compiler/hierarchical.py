@@ -16,7 +16,6 @@ restricts the manager to that coworker, as in CrewAI.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from crewgraph.compiler._knowledge import add_knowledge
@@ -90,7 +89,7 @@ def compile_hierarchical(crew: Any, inputs: dict[str, Any] | None = None) -> Exe
         kind="crew",
         process="hierarchical",
         manager=manager.role,
-        tasks=[dataclasses.asdict(plans[t.id]) for t in tasks],
+        tasks=[plans[t.id].as_dict() for t in tasks],
         final=plans[tasks[-1].id].final,
     )
     return graph

@@ -126,9 +126,19 @@ def _manager_problems(crew: Any) -> list[CrewProblem]:
     return problems
 
 
+def _condition_of(task: Any) -> Any:
+    """``task.condition`` if its class has that field, without ``getattr`` of a missing name on
+    a pydantic model (its slow ``BaseModel.__getattr__``, once per task of every crew); the
+    class's ``__pydantic_fields__``, not its ``model_fields`` (a slow descriptor)."""
+    fields = getattr(type(task), "__pydantic_fields__", None)  # model_fields is a slow descriptor
+    if isinstance(fields, dict):
+        return task.__dict__.get("condition") if "condition" in fields else None
+    return getattr(task, "condition", None)
+
+
 def _conditional_problems(tasks: list[Any], process: Process) -> list[CrewProblem]:
     """CrewAI's ConditionalTask rules (and crewgraph's: not in a hierarchical crew)."""
-    conditional = [i for i, t in enumerate(tasks) if getattr(t, "condition", None) is not None]
+    conditional = [i for i, t in enumerate(tasks) if _condition_of(t) is not None]
     if not conditional:
         return []
     problems: list[CrewProblem] = []
