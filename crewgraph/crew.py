@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
 from pydantic import ConfigDict
 
+from crewgraph._internal.facade import facade_getattr
 from crewgraph.spec.crew import CrewSpec, check_executor
 
 if TYPE_CHECKING:
@@ -447,3 +448,6 @@ def _no_batch_options(method: str, executor: Any, max_concurrency: int | None, f
 
 
 _DEFAULTS = {name: getattr(Crew, name) for name in ("kickoff", "kickoff_async", "akickoff")}
+
+# CrewAI's other names at this path (``crewai.crew.BaseAgent``), from the path table.
+__getattr__ = facade_getattr(__name__)

@@ -19,6 +19,7 @@ the analysts' tool calls were taken as their final answers).
     python scripts/bench_real_server.py                       # this checkout
     python scripts/bench_real_server.py --tree /tmp/before --tree .
     python scripts/bench_real_server.py --format mistral --env CREWGRAPH_LLM_IDLE_TIMEOUT=30
+    python scripts/bench_real_server.py --n-ctx 8192 --laptop   # the README's llama-server -c 8192 and settings
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from crewgraph.testing import OpenAICompatServer, ServerReply, SlowModel  # noqa: E402
+from crewgraph.nodes._step_continue import CONTINUE_MESSAGE  # noqa: E402
+from crewgraph.testing import LlamaCpp, OpenAICompatServer, ServerReply, SlowModel  # noqa: E402
+
+LAPTOP = ["CREWGRAPH_LLM_IDLE_TIMEOUT=180", "CREWGRAPH_LLM_TIMEOUT=900", "CREWGRAPH_LLM_MAX_TOKENS=512",
+          "CREWGRAPH_LLM_CONCURRENCY=1"]
+"""The README's "Real models on a laptop" settings (``--laptop``)."""
 
 BRIEFING = """## Overview
 {folder} is a Python framework for teams of LLM agents; crews compile to a graph of typed nodes.
@@ -81,21 +87,27 @@ def play(body: dict[str, Any]) -> ServerReply:
             return ServerReply.tool_calls(("module_stats", {}))
         stats = seen[0].splitlines()[:6] if seen else ["(no statistics)"]
         return ServerReply.text("Hotspots:\n" + "\n".join(stats))
+    continuing = str(messages[-1].get("content") or "") == CONTINUE_MESSAGE
+    if continuing:  # asked to go on after a cut answer: the rest of the briefing
+        written = str(messages[-2].get("content") or "")
+        messages = messages[:-2]
     prompt = "\n".join(str(m.get("content") or "") for m in messages)
     modules = [line for line in prompt.splitlines() if line.startswith("- ###")][:4] or ["- (no outline received)"]
     hotspots = [line for line in prompt.splitlines() if line.strip().startswith("- crewgraph/")][:4]
-    return ServerReply.text(BRIEFING.format(folder="crewgraph", modules="\n".join(modules),
-                                            hotspots="\n".join(hotspots or ["- (no statistics received)"])))
+    whole = BRIEFING.format(folder="crewgraph", modules="\n".join(modules),
+                            hotspots="\n".join(hotspots or ["- (no statistics received)"]))
+    return ServerReply.text(whole[len(written):] if continuing else whole)
 
 
 def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
     slow = SlowModel(seconds_per_token=1 / args.tokens_per_second, prompt_seconds=args.prefill, slots=1)
-    with OpenAICompatServer(default=play, tool_calls_as_text=args.format, slow_model=slow,
+    shape = LlamaCpp(n_ctx=args.n_ctx) if args.n_ctx else None
+    with OpenAICompatServer(default=play, tool_calls_as_text=args.format, slow_model=slow, llama_cpp=shape,
                             model="qwen2.5-1.5b-instruct") as server, tempfile.TemporaryDirectory() as out:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CREWGRAPH_"))}
         env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="not-needed",
                    CREWGRAPH_MODEL="qwen2.5-1.5b-instruct", PYTHONPATH=str(tree))
-        env.update(dict(item.split("=", 1) for item in args.env))
+        env.update(dict(item.split("=", 1) for item in (LAPTOP if args.laptop else []) + args.env))
         started = time.perf_counter()
         job = subprocess.run(
             [sys.executable, str(tree / "examples" / "project_briefing.py"), str(REPO / "crewgraph"), "--out", out],
@@ -103,6 +115,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
         )
         wall = time.perf_counter() - started
         calls = len(server.chat_requests)
+        refused = sum(1 for b in server.chat_requests if shape is not None and shape.prompt_tokens(b) > shape.n_ctx)
         run = json.loads((Path(out) / "run.json").read_text()) if (Path(out) / "run.json").exists() else {}
         briefing = (Path(out) / "briefing.md").read_text() if (Path(out) / "briefing.md").exists() else ""
     records = run.get("records") or run.get("nodes") or []
@@ -113,7 +126,9 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, Any]:
     return {
         "tree": str(tree), "exit": job.returncode, "wall_s": round(wall, 1), "model_calls": calls,
         "slot_busy_s": round(slow.busy_seconds, 1), "slot_wasted_s": round(slow.wasted_seconds, 1),
-        "tool_calls_run": tools_run, "briefing_from_tool_results": grounded,
+        "tool_calls_run": tools_run, "briefing_from_tool_results": grounded, "refused_for_context": refused,
+        "continued_answers": sum(1 for b in server.chat_requests
+                                 if str((b.get("messages") or [{}])[-1].get("content")) == CONTINUE_MESSAGE),
         "error": job.stderr.strip().splitlines()[-1] if job.returncode and job.stderr.strip() else "",
     }
 
@@ -169,6 +184,9 @@ def main() -> None:
     parser.add_argument("--prefill", type=float, default=0.5, help="seconds of prompt processing per request")
     parser.add_argument("--limit", type=float, default=900, help="seconds before a job run is abandoned")
     parser.add_argument("--saves", type=int, default=5, help="memory saves to analyse")
+    parser.add_argument("--n-ctx", type=int, default=0,
+                        help="serve as llama-server -c N (its window, refusals, answers cut at max_tokens)")
+    parser.add_argument("--laptop", action="store_true", help="the README's laptop settings (" + " ".join(LAPTOP) + ")")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="environment for the job, e.g. CREWGRAPH_LLM_IDLE_TIMEOUT=180 (repeatable)")
     args = parser.parse_args()

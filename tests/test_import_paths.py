@@ -52,6 +52,8 @@ PATHS: list[tuple[str, list[str]]] = [
                         "HumanFeedbackPending", "HumanFeedbackProvider", "PendingFeedbackContext",
                         "ConsoleProvider", "InputProvider", "InputResponse", "flow_config"]),
     ("crewgraph.flow.input_provider", ["InputProvider", "InputResponse"]),
+    ("crewgraph.state", ["CheckpointConfig", "JsonProvider", "SqliteProvider", "CheckpointEventType"]),
+    ("crewgraph.state.checkpoint_config", ["CheckpointConfig"]),
     ("crewgraph.flow.async_feedback", ["ConsoleProvider", "HumanFeedbackPending", "HumanFeedbackProvider",
                                        "PendingFeedbackContext"]),
     ("crewgraph.flow.async_feedback.providers", ["ConsoleProvider"]),

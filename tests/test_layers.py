@@ -20,6 +20,8 @@ ROOT = Path(crewgraph.__file__).parent
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "checkpoint": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.compiler",
                    "crewgraph.runtime", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
+    "state": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.compiler",
+              "crewgraph.runtime", "crewgraph.flow", "crewgraph.project", "crewgraph.cli"),
     "runtime": ("crewgraph.crew", "crewgraph.streaming", "crewgraph.runner", "crewgraph.flow",
                 "crewgraph.project", "crewgraph.cli", "crewgraph.distributed"),
     # the Ray executor plugs into the scheduler from beside it: it knows nodes and the runtime,

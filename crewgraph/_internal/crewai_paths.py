@@ -10,6 +10,9 @@ Data only, so anything may import it cheaply (the mirror modules at CrewAI's pat
                    a real package at a CrewAI path (``crewgraph.events``...) serves the extra
                    names listed for it here the same way. Names load on first access, so a
                    façade never imports more than is used.
+                   The key ``"*"`` serves every name of a module's ``__all__`` (the
+                   ``events.types.*`` façades mirror their event modules whole, so an event
+                   added there appears at CrewAI's path without a second entry).
 ``ABSENT``         module -> {name: why crewgraph deliberately lacks it}; importing the name
                    raises ``ImportError`` with the reason (docs/porting.md lists them).
 ``ABSENT_MODULES`` whole CrewAI modules crewgraph lacks -> why (same ImportError on import).
@@ -29,10 +32,43 @@ __all__ = ["ABSENT", "ABSENT_MODULES", "MODULES", "MOVED", "NAMES", "PACKAGES", 
 _BUS = "crewgraph.events.bus"
 _OUT = "crewgraph.outputs"
 _STREAM = "crewgraph.streaming"
+_TRAIN_EVENTS = "crewgraph.events.training_events"
+_SKILL_EVENTS = "crewgraph.events.skill_events"
+_TRAINING_FILES = "crewgraph._internal.training_files"
+_ADAPTERS = "crewgraph.adapters"
 
 PATHS: dict[str, dict[str, str]] = {
     # agents, tasks, crews
-    "crewgraph.agent": {"Agent": "crewgraph.spec.agent"},
+    "crewgraph.agent": {"Agent": "crewgraph.spec.agent", "CrewTrainingHandler": _TRAINING_FILES},
+    # agents of other frameworks (crewgraph.adapters)
+    "crewgraph.agents.agent_adapters": {
+        "BaseAgentAdapter": f"{_ADAPTERS}.base",
+        "BaseConverterAdapter": f"{_ADAPTERS}.base",
+        "BaseToolAdapter": f"{_ADAPTERS}.base",
+    },
+    "crewgraph.agents.agent_adapters.base_agent_adapter": {"BaseAgentAdapter": f"{_ADAPTERS}.base"},
+    "crewgraph.agents.agent_adapters.base_converter_adapter": {"BaseConverterAdapter": f"{_ADAPTERS}.base"},
+    "crewgraph.agents.agent_adapters.base_tool_adapter": {"BaseToolAdapter": f"{_ADAPTERS}.base"},
+    "crewgraph.agents.agent_adapters.langgraph": {},
+    "crewgraph.agents.agent_adapters.langgraph.langgraph_adapter": {
+        "LangGraphAgentAdapter": f"{_ADAPTERS}.langgraph_adapter",
+    },
+    "crewgraph.agents.agent_adapters.langgraph.langgraph_tool_adapter": {
+        "LangGraphToolAdapter": f"{_ADAPTERS}.langgraph_adapter",
+    },
+    "crewgraph.agents.agent_adapters.langgraph.structured_output_converter": {
+        "LangGraphConverterAdapter": f"{_ADAPTERS}.langgraph_adapter",
+    },
+    "crewgraph.agents.agent_adapters.openai_agents": {},
+    "crewgraph.agents.agent_adapters.openai_agents.openai_adapter": {
+        "OpenAIAgentAdapter": f"{_ADAPTERS}.openai_adapter",
+    },
+    "crewgraph.agents.agent_adapters.openai_agents.openai_agent_tool_adapter": {
+        "OpenAIAgentToolAdapter": f"{_ADAPTERS}.openai_adapter",
+    },
+    "crewgraph.agents.agent_adapters.openai_agents.structured_output_converter": {
+        "OpenAIConverterAdapter": f"{_ADAPTERS}.openai_adapter",
+    },
     "crewgraph.agents": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.agents.agent_builder": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.agents.agent_builder.base_agent": {"BaseAgent": "crewgraph.spec.base_agent"},
@@ -42,6 +78,7 @@ PATHS: dict[str, dict[str, str]] = {
     "crewgraph.tasks.output_format": {"OutputFormat": _OUT},
     "crewgraph.tasks.conditional_task": {"ConditionalTask": "crewgraph.spec.conditional_task"},
     "crewgraph.process": {"Process": "crewgraph.spec.process"},
+    "crewgraph.crew": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.crews": {"CrewOutput": _OUT},
     "crewgraph.crews.crew_output": {"CrewOutput": _OUT},
     # models
@@ -69,6 +106,25 @@ PATHS: dict[str, dict[str, str]] = {
         "crewai_event_bus": f"{_BUS}:crewgraph_event_bus",
         "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
         "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
+        "FlowEvent": "crewgraph.events.flow_events",
+        "ReasoningEvent": "crewgraph.events.reasoning_events",
+        "ToolUsageEvent": "crewgraph.events.tool_events",
+        # Crew.train / Crew.test and Agent Skills (crewgraph.training, crewgraph.skills)
+        "CrewTestCompletedEvent": _TRAIN_EVENTS,
+        "CrewTestFailedEvent": _TRAIN_EVENTS,
+        "CrewTestResultEvent": _TRAIN_EVENTS,
+        "CrewTestStartedEvent": _TRAIN_EVENTS,
+        "CrewTrainCompletedEvent": _TRAIN_EVENTS,
+        "CrewTrainFailedEvent": _TRAIN_EVENTS,
+        "CrewTrainStartedEvent": _TRAIN_EVENTS,
+        "TaskEvaluationEvent": _TRAIN_EVENTS,
+        "SkillActivatedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryCompletedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryStartedEvent": _SKILL_EVENTS,
+        "SkillEvent": _SKILL_EVENTS,
+        "SkillLoadFailedEvent": _SKILL_EVENTS,
+        "SkillLoadedEvent": _SKILL_EVENTS,
+        "SkillUsedEvent": _SKILL_EVENTS,
     },
     "crewgraph.events.event_bus": {
         "CrewAIEventsBus": f"{_BUS}:CrewGraphEventsBus",
@@ -77,87 +133,79 @@ PATHS: dict[str, dict[str, str]] = {
         "crewgraph_event_bus": _BUS,
     },
     "crewgraph.events.base_events": {"BaseEvent": "crewgraph.events.base"},
-    "crewgraph.events.types.agent_events": {
-        "AgentExecutionCompletedEvent": "crewgraph.events.agent_events",
-        "AgentExecutionErrorEvent": "crewgraph.events.agent_events",
-        "AgentExecutionStartedEvent": "crewgraph.events.agent_events",
-    },
+    "crewgraph.events.types.agent_events": {"*": "crewgraph.events.agent_events"},
     "crewgraph.events.types.crew_events": {
         "CrewKickoffCompletedEvent": "crewgraph.events.crew_events",
         "CrewKickoffFailedEvent": "crewgraph.events.crew_events",
         "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
+        "CrewTestCompletedEvent": _TRAIN_EVENTS,
+        "CrewTestFailedEvent": _TRAIN_EVENTS,
+        "CrewTestResultEvent": _TRAIN_EVENTS,
+        "CrewTestStartedEvent": _TRAIN_EVENTS,
+        "CrewTrainCompletedEvent": _TRAIN_EVENTS,
+        "CrewTrainFailedEvent": _TRAIN_EVENTS,
+        "CrewTrainStartedEvent": _TRAIN_EVENTS,
+    },
+    "crewgraph.events.types.skill_events": {
+        "SkillActivatedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryCompletedEvent": _SKILL_EVENTS,
+        "SkillDiscoveryStartedEvent": _SKILL_EVENTS,
+        "SkillEvent": _SKILL_EVENTS,
+        "SkillLoadFailedEvent": _SKILL_EVENTS,
+        "SkillLoadedEvent": _SKILL_EVENTS,
+        "SkillUsedEvent": _SKILL_EVENTS,
     },
     "crewgraph.events.types.task_events": {
+        "TaskEvaluationEvent": _TRAIN_EVENTS,
         "TaskCompletedEvent": "crewgraph.events.crew_events",
         "TaskFailedEvent": "crewgraph.events.crew_events",
         "TaskStartedEvent": "crewgraph.events.crew_events",
     },
     "crewgraph.events.types.flow_events": {
-        "FlowFinishedEvent": "crewgraph.events.flow_events",
-        "FlowPausedEvent": "crewgraph.events.flow_events",
-        "FlowStartedEvent": "crewgraph.events.flow_events",
-        "MethodExecutionFailedEvent": "crewgraph.events.flow_events",
-        "MethodExecutionFinishedEvent": "crewgraph.events.flow_events",
-        "MethodExecutionStartedEvent": "crewgraph.events.flow_events",
+        "*": "crewgraph.events.flow_events",
+        "ConversationMessageAddedEvent": "crewgraph.events.conversation_events",
+        "ConversationRouteSelectedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnCompletedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnFailedEvent": "crewgraph.events.conversation_events",
+        "ConversationTurnStartedEvent": "crewgraph.events.conversation_events",
     },
-    "crewgraph.events.types.knowledge_events": {
-        "KnowledgeQueryCompletedEvent": "crewgraph.events.knowledge_events",
-        "KnowledgeQueryFailedEvent": "crewgraph.events.knowledge_events",
-        "KnowledgeQueryStartedEvent": "crewgraph.events.knowledge_events",
-        "KnowledgeRetrievalCompletedEvent": "crewgraph.events.knowledge_events",
-        "KnowledgeRetrievalStartedEvent": "crewgraph.events.knowledge_events",
-        "KnowledgeSearchQueryFailedEvent": "crewgraph.events.knowledge_events",
-    },
-    "crewgraph.events.types.llm_events": {
-        "LLMCallCompletedEvent": "crewgraph.events.llm_events",
-        "LLMCallFailedEvent": "crewgraph.events.llm_events",
-        "LLMCallRetryEvent": "crewgraph.events.llm_events",
-        "LLMCallStartedEvent": "crewgraph.events.llm_events",
-        "LLMStreamChunkEvent": "crewgraph.events.llm_events",
-        "StreamedToolCall": "crewgraph.events.llm_events",
-    },
+    "crewgraph.events.types.knowledge_events": {"*": "crewgraph.events.knowledge_events"},
+    "crewgraph.events.types.llm_events": {"*": "crewgraph.events.llm_events"},
     "crewgraph.events.types.llm_guardrail_events": {
         "GuardrailCompletedEvent": "crewgraph.events.guardrail_events",
         "GuardrailStartedEvent": "crewgraph.events.guardrail_events",
         "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
         "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
     },
-    "crewgraph.events.types.mcp_events": {
-        "MCPConnectionCompletedEvent": "crewgraph.events.mcp_events",
-        "MCPConnectionFailedEvent": "crewgraph.events.mcp_events",
-        "MCPConnectionStartedEvent": "crewgraph.events.mcp_events",
-        "MCPToolExecutionCompletedEvent": "crewgraph.events.mcp_events",
-        "MCPToolExecutionFailedEvent": "crewgraph.events.mcp_events",
-        "MCPToolExecutionStartedEvent": "crewgraph.events.mcp_events",
-    },
-    "crewgraph.events.types.memory_events": {
-        "MemoryQueryCompletedEvent": "crewgraph.events.memory_events",
-        "MemoryQueryFailedEvent": "crewgraph.events.memory_events",
-        "MemoryQueryStartedEvent": "crewgraph.events.memory_events",
-        "MemoryRetrievalCompletedEvent": "crewgraph.events.memory_events",
-        "MemoryRetrievalStartedEvent": "crewgraph.events.memory_events",
-        "MemorySaveCompletedEvent": "crewgraph.events.memory_events",
-        "MemorySaveFailedEvent": "crewgraph.events.memory_events",
-        "MemorySaveStartedEvent": "crewgraph.events.memory_events",
-    },
-    "crewgraph.events.types.reasoning_events": {
-        "AgentReasoningCompletedEvent": "crewgraph.events.reasoning_events",
-        "AgentReasoningFailedEvent": "crewgraph.events.reasoning_events",
-        "AgentReasoningStartedEvent": "crewgraph.events.reasoning_events",
-    },
-    "crewgraph.events.types.tool_usage_events": {
-        "ToolFailureDetectedEvent": "crewgraph.events.tool_events",
-        "ToolUsageErrorEvent": "crewgraph.events.tool_events",
-        "ToolUsageFinishedEvent": "crewgraph.events.tool_events",
-        "ToolUsageStartedEvent": "crewgraph.events.tool_events",
-    },
+    "crewgraph.events.types.mcp_events": {"*": "crewgraph.events.mcp_events"},
+    "crewgraph.events.types.memory_events": {"*": "crewgraph.events.memory_events"},
+    "crewgraph.events.types.reasoning_events": {"*": "crewgraph.events.reasoning_events"},
+    "crewgraph.events.types.tool_usage_events": {"*": "crewgraph.events.tool_events"},
     # tools
     "crewgraph.tools": {"EnvVar": "crewgraph.tools.env_vars"},
     "crewgraph.tools.base_tool": {"EnvVar": "crewgraph.tools.env_vars"},
     # utilities: crewgraph's storage locations under CrewAI's names
     "crewgraph.utilities": {},
     "crewgraph.utilities.paths": {"db_storage_path": "crewgraph._internal.storage"},
-    "crewgraph.utilities.constants": {"KNOWLEDGE_DIRECTORY": "crewgraph._internal.storage"},
+    "crewgraph.utilities.constants": {
+        "KNOWLEDGE_DIRECTORY": "crewgraph._internal.storage",
+        "TRAINED_AGENTS_DATA_FILE": _TRAINING_FILES,
+        "TRAINING_DATA_FILE": _TRAINING_FILES,
+    },
+    # Crew.train / Crew.test (crewgraph.training)
+    "crewgraph.utilities.file_handler": {"PickleHandler": _TRAINING_FILES},
+    "crewgraph.utilities.training_handler": {"CrewTrainingHandler": _TRAINING_FILES},
+    "crewgraph.utilities.evaluators": {},
+    "crewgraph.utilities.evaluators.task_evaluator": {
+        "Entity": "crewgraph.training.evaluation",
+        "TaskEvaluation": "crewgraph.training.evaluation",
+        "TaskEvaluator": "crewgraph.training.evaluation",
+        "TrainingTaskEvaluation": "crewgraph.training.evaluation",
+    },
+    "crewgraph.utilities.evaluators.crew_evaluator_handler": {
+        "CrewEvaluator": "crewgraph.training.crew_evaluator",
+        "TaskEvaluationPydanticOutput": "crewgraph.training.crew_evaluator",
+    },
 }
 
 ABSENT: dict[str, dict[str, str]] = {}

@@ -15,7 +15,7 @@ from typing import Any
 
 from crewgraph._internal.crewai_paths import ABSENT, PATHS
 
-__all__ = ["facade", "facade_getattr", "public_names", "resolve_target"]
+__all__ = ["facade", "facade_getattr", "public_names", "resolve_target", "table_names"]
 
 
 def resolve_target(where: str, name: str) -> Any:
@@ -24,9 +24,18 @@ def resolve_target(where: str, name: str) -> Any:
     return getattr(importlib.import_module(module), attribute or name)
 
 
+def table_names(package: str) -> dict[str, str]:
+    """The table's names for ``package`` -> where each lives, a ``"*"`` entry expanded."""
+    entries = dict(PATHS.get(package, {}))
+    whole = entries.pop("*", None)
+    if whole is not None:
+        entries = {**dict.fromkeys(importlib.import_module(whole).__all__, whole), **entries}
+    return entries
+
+
 def facade_getattr(package: str, exports: dict[str, str] | None = None) -> Callable[[str], Any]:
     """A module ``__getattr__`` serving ``exports`` (a package's own) and the table's names."""
-    table = {**PATHS.get(package, {}), **(exports or {})}
+    table = {**table_names(package), **(exports or {})}
     absent = ABSENT.get(package, {})
 
     def __getattr__(name: str) -> Any:
@@ -51,7 +60,7 @@ def public_names(names: Any) -> list[str]:
 
 def facade(package: str) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` for the mirror module ``package``."""
-    names = public_names(PATHS.get(package, {}))
+    names = public_names(table_names(package))
 
     def __dir__() -> list[str]:
         return sorted({*names, *vars(sys.modules[package])})

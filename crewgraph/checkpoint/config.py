@@ -75,6 +75,10 @@ class CheckpointConfig(BaseModel):
             return cls()
         if isinstance(value, cls):
             return value if value.enabled else None
+        convert = getattr(value, "to_store_config", None)
+        if callable(convert):  # CrewAI's CheckpointConfig (crewgraph.state): the same store
+            found = convert()
+            return found if isinstance(found, cls) else None
         raise TypeError(
             f"checkpoint must be a CheckpointConfig, a bool or None, not {type(value).__name__}"
         )

@@ -94,6 +94,9 @@ def owner_name(owner: Any) -> str:
 def resume_request(from_checkpoint: Any, own: CheckpointConfig | None) -> tuple[CheckpointConfig | None, bool]:
     """(the run the caller asked to resume, or None for "no resume"; whether "the latest")."""
     base = own or CheckpointConfig()
+    convert = getattr(from_checkpoint, "to_store_config", None)
+    if callable(convert):  # CrewAI's CheckpointConfig(restore_from=...): a run of the same store
+        from_checkpoint = convert()
     if from_checkpoint is None or from_checkpoint is False:
         if own is not None and own.run_id:
             return own, False

@@ -30,7 +30,7 @@ from typing import Any
 from crewgraph.cli._errors import UserError
 from crewgraph.cli._target import Target
 
-__all__ = ["Entry", "KickoffSession", "find_entry"]
+__all__ = ["Entry", "KickoffSession", "entry_inputs", "find_entry"]
 
 _inside: contextvars.ContextVar[bool] = contextvars.ContextVar("crewgraph_cli_inside_kickoff", default=False)
 
@@ -96,6 +96,42 @@ def find_entry(cwd: Path, settings: dict[str, Any], prefer: str | None = None) -
                     relative = mains[0].relative_to(cwd).as_posix()
                     return Entry(f"{mains[0].parent.name}.main:{function}", relative)
     return None
+
+
+def entry_inputs(cwd: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """The inputs the project's entry function kicks off with, read from its source (not run):
+    the literal values of an ``inputs = {...}`` dict (or ``kickoff(inputs={...})``) in it. Values
+    computed at run time (``str(datetime.now().year)``) are left out. {} without an entry."""
+    import ast
+
+    entry = find_entry(cwd, settings)
+    if entry is None:
+        return {}
+    module, _, function = entry.spec.partition(":")
+    path = next((p for p in (cwd / "src" / Path(*module.split(".")).with_suffix(".py"),
+                             cwd / Path(*module.split(".")).with_suffix(".py")) if p.is_file()), None)
+    if path is None:
+        return {}
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, OSError, UnicodeDecodeError):
+        return {}
+    body = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function), None)
+    if body is None:
+        return {}
+    found: dict[str, Any] = {}
+    for node in ast.walk(body):
+        assigned = isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "inputs" for t in node.targets)
+        passed = isinstance(node, ast.keyword) and node.arg == "inputs"
+        value = node.value if (assigned or passed) else None  # type: ignore[attr-defined]
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    try:
+                        found.setdefault(key.value, ast.literal_eval(item))
+                    except ValueError:
+                        continue  # computed when it runs: nothing to show before
+    return found
 
 
 def load_entry(entry: Entry, cwd: Path) -> Callable[[], Any]:

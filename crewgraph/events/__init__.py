@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from crewgraph.events.base import BaseEvent
     from crewgraph.events.base_event_listener import BaseEventListener
     from crewgraph.events.bus import CrewGraphEventsBus, Depends, EventHandler, crewgraph_event_bus
+    from crewgraph.events.conversation_events import (
+        ConversationMessageAddedEvent,
+        ConversationRouteSelectedEvent,
+        ConversationTurnCompletedEvent,
+        ConversationTurnFailedEvent,
+        ConversationTurnStartedEvent,
+    )
     from crewgraph.events.crew_events import (
         CrewKickoffCompletedEvent,
         CrewKickoffFailedEvent,
@@ -95,6 +102,11 @@ _EXPORTS = {
     "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
     "Depends": "crewgraph.events.bus",
     "EventHandler": "crewgraph.events.bus",
+    "ConversationMessageAddedEvent": "crewgraph.events.conversation_events",
+    "ConversationRouteSelectedEvent": "crewgraph.events.conversation_events",
+    "ConversationTurnCompletedEvent": "crewgraph.events.conversation_events",
+    "ConversationTurnFailedEvent": "crewgraph.events.conversation_events",
+    "ConversationTurnStartedEvent": "crewgraph.events.conversation_events",
     "FlowFinishedEvent": "crewgraph.events.flow_events",
     "FlowInputReceivedEvent": "crewgraph.events.flow_events",
     "FlowInputRequestedEvent": "crewgraph.events.flow_events",
@@ -156,6 +168,11 @@ __all__ = [
     "AgentReasoningStartedEvent",
     "BaseEvent",
     "BaseEventListener",
+    "ConversationMessageAddedEvent",
+    "ConversationRouteSelectedEvent",
+    "ConversationTurnCompletedEvent",
+    "ConversationTurnFailedEvent",
+    "ConversationTurnStartedEvent",
     "CrewGraphEventsBus",
     "CrewKickoffCompletedEvent",
     "CrewKickoffFailedEvent",

@@ -156,6 +156,9 @@ class CrewGraphEventsBus:
         self._count_lock = threading.Lock()
         self._dispatcher: threading.Thread | None = None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._stamp_lock = threading.Lock()
+        self._sequence = 0
+        self._last_event_id: str | None = None
 
     # registration -------------------------------------------------------
     def on(
@@ -265,6 +268,7 @@ class CrewGraphEventsBus:
         plan = self._plan(type(event))
         if not plan:
             return _DONE
+        self._stamp(source, event)
         delivery = self._run_sync(plan, source, event)
         if not plan.deferred:
             return delivery.future if delivery is not None else _DONE
@@ -291,10 +295,26 @@ class CrewGraphEventsBus:
         As CrewAI's ``aemit``: only async handlers run (in dependency order); sync
         handlers are not called -- ``emit`` delivers to both."""
         plan = self._plan(type(event))
+        if plan:
+            self._stamp(source, event)
         for level in plan.deferred:
             mine = [h for h in level if inspect.iscoroutinefunction(h)]
             if mine:
                 await asyncio.gather(*(self._guard(h, source, event) for h in mine))
+
+    def _stamp(self, source: Any, event: BaseEvent) -> None:
+        """CrewAI's emission fields: the sequence number, the previous event, the source's
+        fingerprint (an agent, task or crew has one)."""
+        with self._stamp_lock:
+            self._sequence += 1
+            event.emission_sequence = self._sequence
+            event.previous_event_id, self._last_event_id = self._last_event_id, event.event_id
+        if event.source_fingerprint is None:
+            fingerprint = getattr(source, "fingerprint", None)
+            uuid_str = getattr(fingerprint, "uuid_str", None)
+            if isinstance(uuid_str, str):
+                event.source_fingerprint = uuid_str
+                event.fingerprint_metadata = dict(getattr(fingerprint, "metadata", None) or {}) or None
 
     def _run_sync(self, plan: _Plan, source: Any, event: BaseEvent) -> _Delivery | None:
         """Run or queue the plan's sync handlers; the delivery when they were queued."""

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from crewgraph.events.base import BaseEvent
 
 __all__ = [
+    "FlowEvent",
     "FlowFinishedEvent",
     "FlowInputReceivedEvent",
     "FlowInputRequestedEvent",
@@ -20,20 +21,26 @@ __all__ = [
 ]
 
 
-class FlowStartedEvent(BaseEvent):
+class FlowEvent(BaseEvent):
+    """The base of the flow and flow-method events: subscribe to it for all of a flow's events."""
+
+    event_type: ClassVar[str] = "flow"
+
+
+class FlowStartedEvent(FlowEvent):
     event_type: ClassVar[str] = "flow_started"
     flow_name: str
     inputs: dict[str, Any] | None = None
 
 
-class FlowFinishedEvent(BaseEvent):
+class FlowFinishedEvent(FlowEvent):
     event_type: ClassVar[str] = "flow_finished"
     flow_name: str
     result: Any = None
     duration_ms: float = 0.0
 
 
-class FlowPausedEvent(BaseEvent):
+class FlowPausedEvent(FlowEvent):
     """The run stopped to wait for a person: resume it with ``Flow.resume(run_id, answer)``."""
 
     event_type: ClassVar[str] = "flow_paused"
@@ -41,7 +48,7 @@ class FlowPausedEvent(BaseEvent):
     questions: list[str] = []
 
 
-class MethodExecutionStartedEvent(BaseEvent):
+class MethodExecutionStartedEvent(FlowEvent):
     """A flow method is about to run. ``state``: a dict snapshot of the flow state as the
     method starts (a structured state dumped, as CrewAI's); ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
 
@@ -52,7 +59,7 @@ class MethodExecutionStartedEvent(BaseEvent):
     params: dict[str, Any] | None = None
 
 
-class MethodExecutionFinishedEvent(BaseEvent):
+class MethodExecutionFinishedEvent(FlowEvent):
     """A flow method returned; ``state`` is a dict snapshot of the flow state right after it."""
 
     event_type: ClassVar[str] = "method_execution_finished"
@@ -63,7 +70,7 @@ class MethodExecutionFinishedEvent(BaseEvent):
     duration_ms: float = 0.0
 
 
-class MethodExecutionFailedEvent(BaseEvent):
+class MethodExecutionFailedEvent(FlowEvent):
     event_type: ClassVar[str] = "method_execution_failed"
     flow_name: str
     method_name: str

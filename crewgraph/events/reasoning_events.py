@@ -6,17 +6,23 @@ from typing import ClassVar
 
 from crewgraph.events.base import BaseEvent
 
-__all__ = ["AgentReasoningCompletedEvent", "AgentReasoningFailedEvent", "AgentReasoningStartedEvent"]
+__all__ = ["AgentReasoningCompletedEvent", "AgentReasoningFailedEvent", "AgentReasoningStartedEvent", "ReasoningEvent"]
 
 
-class AgentReasoningStartedEvent(BaseEvent):
+class ReasoningEvent(BaseEvent):
+    """The base of the agent-reasoning events: subscribe to it for all three."""
+
+    event_type: ClassVar[str] = "reasoning"
+
+
+class AgentReasoningStartedEvent(ReasoningEvent):
     event_type: ClassVar[str] = "agent_reasoning_started"
     agent_role: str
     task_name: str | None = None
     attempt: int = 1
 
 
-class AgentReasoningCompletedEvent(BaseEvent):
+class AgentReasoningCompletedEvent(ReasoningEvent):
     event_type: ClassVar[str] = "agent_reasoning_completed"
     agent_role: str
     task_name: str | None = None
@@ -25,7 +31,7 @@ class AgentReasoningCompletedEvent(BaseEvent):
     attempt: int = 1
 
 
-class AgentReasoningFailedEvent(BaseEvent):
+class AgentReasoningFailedEvent(ReasoningEvent):
     event_type: ClassVar[str] = "agent_reasoning_failed"
     agent_role: str
     task_name: str | None = None

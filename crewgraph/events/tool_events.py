@@ -9,12 +9,19 @@ from crewgraph.events.base import BaseEvent
 __all__ = [
     "ToolFailureDetectedEvent",
     "ToolUsageErrorEvent",
+    "ToolUsageEvent",
     "ToolUsageFinishedEvent",
     "ToolUsageStartedEvent",
 ]
 
 
-class ToolUsageStartedEvent(BaseEvent):
+class ToolUsageEvent(BaseEvent):
+    """The base of the tool-usage events: subscribe to it for every call's start, finish and error."""
+
+    event_type: ClassVar[str] = "tool_usage"
+
+
+class ToolUsageStartedEvent(ToolUsageEvent):
     event_type: ClassVar[str] = "tool_usage_started"
     tool_name: str
     tool_args: dict[str, Any] | str = {}
@@ -22,7 +29,7 @@ class ToolUsageStartedEvent(BaseEvent):
     task_name: str | None = None
 
 
-class ToolUsageFinishedEvent(BaseEvent):
+class ToolUsageFinishedEvent(ToolUsageEvent):
     event_type: ClassVar[str] = "tool_usage_finished"
     tool_name: str
     tool_args: dict[str, Any] | str = {}
@@ -35,7 +42,7 @@ class ToolUsageFinishedEvent(BaseEvent):
     """The :class:`ToolFailure` when the call failed, else None."""
 
 
-class ToolUsageErrorEvent(BaseEvent):
+class ToolUsageErrorEvent(ToolUsageEvent):
     event_type: ClassVar[str] = "tool_usage_error"
     tool_name: str
     tool_args: dict[str, Any] | str = {}

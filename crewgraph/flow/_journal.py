@@ -88,6 +88,9 @@ class Journal:
             "answers": dict((resume or {}).get("answers") or {}),
             "resumed": int((resume or {}).get("resumed", -1)) + 1,
         }
+        for lineage in ("parent_run_id", "branch"):  # a fork keeps where it came from
+            if (resume or {}).get(lineage) is not None:
+                self.record_base[lineage] = resume[lineage]  # type: ignore[index]
         kept = [
             {"key": p["key"], "output": p["output"]}
             for p in [*((resume or {}).get("prepared") or []), *((resume or {}).get("pending") or [])]

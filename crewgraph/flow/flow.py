@@ -83,9 +83,10 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
     name: str | None = None
     max_method_calls: int | None = 100
     max_concurrency: int = 32
-    checkpoint: bool = False
+    checkpoint: Any = False
     """True: persist like ``@persist`` on the class (default SQLite store): state saved and
-    completions journaled after each method, so a killed run resumes where it stopped."""
+    completions journaled after each method, so a killed run resumes where it stopped.
+    CrewAI's ``crewgraph.state.CheckpointConfig(location=...)``: the same, in its store."""
     tracing: bool | None = None
     """OpenTelemetry spans of every kickoff (None: ``$CREWGRAPH_TRACING``); needs crewgraph[otel]."""
     executor: Any = None
@@ -121,6 +122,7 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         memory: Any = _UNSET,
         tracing: bool | None = None,
         executor: Any = None,
+        checkpoint: Any = None,
         **kwargs: Any,
     ) -> None:
         """``kwargs`` are initial state values, applied at every kickoff before its inputs.
@@ -129,6 +131,10 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         class's ``tracing``, else ``$CREWGRAPH_TRACING``). ``executor``: where the methods run
         (``crewgraph.distributed.RayExecutor(...)`` for a Ray cluster; None: here)."""
         self._persistence = persistence
+        self._restore_run: str | None = None
+        from crewgraph.flow._checkpoint import apply_checkpoint
+
+        apply_checkpoint(self, checkpoint if checkpoint is not None else type(self).checkpoint)
         if executor is not None:
             if not callable(getattr(executor, "prepare", None)):
                 raise TypeError(
@@ -248,7 +254,7 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         return ask(self, message, timeout, metadata)
 
     def _is_persisted(self) -> bool:
-        return type(self).checkpoint or getattr(type(self), PERSIST, None) is not None
+        return bool(self.checkpoint) or getattr(type(self), PERSIST, None) is not None
 
     @classmethod
     def from_pending(
@@ -357,7 +363,7 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
     def _persistence_plan(self) -> dict[str, tuple[Any, bool]]:
         """Store per method name ('' = every method) from the ``@persist`` markers."""
         markers = {"": getattr(type(self), PERSIST, None)}
-        if markers[""] is None and type(self).checkpoint:
+        if markers[""] is None and self.checkpoint:
             markers[""] = (None, False)  # checkpoint=True: @persist with the default store
         markers.update({n: getattr(fn, PERSIST, None) for n, fn in flow_methods(type(self)).items()})
         if not any(m is not None for m in markers.values()):
@@ -412,21 +418,94 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         return path
 
     # ------------------------------------------------------------------ run
-    def kickoff(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+    def kickoff(
+        self,
+        inputs: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None,
+        restore_from_state_id: str | None = None,
+        *,
+        max_method_calls: Any = _UNSET,
+    ) -> Any:
         """Run the flow and return the last method's output. ``inputs`` set state fields
-        (``{"id": ...}`` restores a persisted state). Blocks; see :meth:`kickoff_async`."""
-        return run_sync(self.kickoff_async(inputs, max_method_calls=max_method_calls))
+        (``{"id": ...}`` restores a persisted state, as ``restore_from_state_id``);
+        ``from_checkpoint=CheckpointConfig(restore_from=...)`` continues a checkpointed run.
+        Blocks; see :meth:`kickoff_async`."""
+        return run_sync(self.kickoff_async(inputs, input_files, from_checkpoint, restore_from_state_id,
+                                           max_method_calls=max_method_calls))
 
-    async def kickoff_async(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+    async def kickoff_async(
+        self,
+        inputs: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None,
+        restore_from_state_id: str | None = None,
+        *,
+        max_method_calls: Any = _UNSET,
+    ) -> Any:
         """Run the flow on the current event loop."""
         from crewgraph.flow._run import kickoff_flow  # the engine loads on first kickoff
 
+        if input_files:
+            raise ValueError("Flow.kickoff(input_files=...) is not supported by crewgraph: put the files "
+                             "(paths or crewgraph file inputs) in the state through inputs=")
         limit = self.max_method_calls if max_method_calls is _UNSET else max_method_calls
+        if from_checkpoint is not None:
+            from crewgraph.flow._checkpoint import restore_run
+
+            self._restore_run = restore_run(self, from_checkpoint)
+        if self._restore_run is not None:
+            run_id, self._restore_run = self._restore_run, None
+            if inputs:
+                raise ValueError("a flow restored from a checkpoint resumes with its saved state; inputs are not accepted")
+            return await _resume(type(self), self, run_id, None, None, self._persistence, limit)
+        if restore_from_state_id is not None:
+            if not self._is_persisted() and self._persistence is None:
+                raise ValueError(
+                    f"restore_from_state_id={restore_from_state_id!r} needs a persisted flow: put @persist on "
+                    f"{type(self).__name__} or pass persistence= (there is nowhere to restore the state from)"
+                )
+            inputs = {**(inputs or {}), "id": restore_from_state_id}
         return await kickoff_flow(self, inputs, limit)
 
-    async def akickoff(self, inputs: dict[str, Any] | None = None, *, max_method_calls: Any = _UNSET) -> Any:
+    async def akickoff(
+        self,
+        inputs: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None,
+        restore_from_state_id: str | None = None,
+        *,
+        max_method_calls: Any = _UNSET,
+    ) -> Any:
         """CrewAI's name for :meth:`kickoff_async`."""
-        return await self.kickoff_async(inputs, max_method_calls=max_method_calls)
+        return await self.kickoff_async(inputs, input_files, from_checkpoint, restore_from_state_id,
+                                        max_method_calls=max_method_calls)
+
+    @classmethod
+    def from_checkpoint(cls, config: Any, *, definition: Any = None) -> Flow[Any]:
+        """A flow bound to continue the checkpointed run ``config.restore_from`` names (a run
+        id, or a location: the latest unfinished run of this class) on :meth:`kickoff`."""
+        if definition is not None:
+            raise ValueError("Flow.from_checkpoint(definition=...) is not supported; call it on the flow class")
+        from crewgraph.flow._checkpoint import restore_run
+
+        flow = cls()
+        flow._restore_run = restore_run(flow, config)
+        return flow
+
+    @classmethod
+    def fork(cls, config: Any, branch: str | None = None, *, definition: Any = None) -> Flow[Any]:
+        """Copy the run ``config.restore_from`` names under a new run id (label ``branch``) and
+        return a flow bound to continue the copy; the original run stays as it was."""
+        if definition is not None:
+            raise ValueError("Flow.fork(definition=...) is not supported; call it on the flow class")
+        from crewgraph.flow._checkpoint import fork_run, restore_run
+
+        flow = cls()
+        run_id = restore_run(flow, config)
+        assert flow._persistence is not None
+        flow._restore_run = fork_run(flow._persistence, run_id, branch)  # type: ignore[arg-type]
+        return flow
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.flow_name!r}, state_id={self.flow_id!r})"

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "OLLAMA_DEFAULT_NUM_CTX",
+    "endpoint_of",
     "forget_windows",
     "learn_window",
     "learned_window",
@@ -74,9 +75,15 @@ _REQUESTED_PATTERNS = (
     re.compile(r"\bn_prompt_tokens['\"]?\s*[:=]\s*(\d+)", re.I),
 )
 
+_PROBE_WAIT = 12.0
+"""Longest a step waits for another step's probe of the same endpoint (3 requests of 3 s at most)."""
+
 _lock = threading.Lock()
 _learnt: dict[tuple[str, str], int] = {}
 _probed: set[tuple[str, str]] = set()
+_inflight: dict[tuple[str, str], threading.Event] = {}
+"""Probes under way: a second step on the same endpoint waits for the first one's answer
+(bounded) rather than sending a conversation sized on a guess."""
 
 
 def _key(base_url: str | None, model: str) -> tuple[str, str]:
@@ -206,19 +213,32 @@ def probe_served_window(base_url: str, model: str, *, api_key: str | None = None
 
 def needs_probe(llm: Any) -> bool:
     """True when :func:`served_window_of` would ask ``llm``'s server (first call for the endpoint)."""
-    base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
+    base_url, model = endpoint_of(llm), getattr(llm, "model", None)
     if not isinstance(model, str) or not isinstance(base_url, str) or not _probe_worthy(base_url):
         return False
     with _lock:
         key = _key(base_url, model)
-        return key not in _probed and key not in _learnt
+        return key not in _learnt and (key not in _probed or key in _inflight)
+
+
+def endpoint_of(llm: Any) -> str | None:
+    """The base URL ``llm``'s calls go to: its ``endpoint`` (``base_url``, ``OPENAI_BASE_URL`` or a
+    provider's own), else its ``base_url``; None for clients that have neither."""
+    try:
+        endpoint = getattr(llm, "endpoint", None)
+    except Exception:  # a client that cannot resolve its target has no endpoint to ask
+        endpoint = None
+    if isinstance(endpoint, str) and endpoint:
+        return endpoint
+    base_url = getattr(llm, "base_url", None)
+    return base_url if isinstance(base_url, str) and base_url else None
 
 
 def served_window_of(llm: Any) -> int | None:
     """The window ``llm``'s server serves (learnt, else probed once per endpoint and model);
-    None for clients without a configured ``base_url`` or when the server does not say.
+    None for clients without an endpoint or when the server does not say.
     Blocking on the first call for an endpoint: call it from a worker thread."""
-    base_url, model = getattr(llm, "base_url", None), getattr(llm, "model", None)
+    base_url, model = endpoint_of(llm), getattr(llm, "model", None)
     if not isinstance(model, str) or not isinstance(base_url, str):
         return None
     known = learned_window(base_url, model)
@@ -226,11 +246,23 @@ def served_window_of(llm: Any) -> int | None:
         return known
     key = _key(base_url, model)
     with _lock:
-        if key in _probed:
-            return _learnt.get(key)
-        _probed.add(key)
-    tokens = probe_served_window(base_url, model, api_key=getattr(llm, "api_key", None))
-    if tokens is not None:
+        waiting = _inflight.get(key)
+        first = key not in _probed
+        if first:
+            _probed.add(key)
+            waiting = _inflight[key] = threading.Event()
+    if not first:
+        if waiting is not None:
+            waiting.wait(timeout=_PROBE_WAIT)
+        return learned_window(base_url, model)
+    try:
+        tokens = probe_served_window(base_url, model, api_key=getattr(llm, "api_key", None))
+        if tokens is not None:
+            with _lock:
+                _learnt.setdefault(key, tokens)
+    finally:
         with _lock:
-            _learnt.setdefault(key, tokens)
+            _inflight.pop(key, None)
+        assert waiting is not None
+        waiting.set()
     return learned_window(base_url, model)

@@ -283,7 +283,7 @@ class LLM(BaseLLM):
         from crewgraph.llm._served_window import learned_window
         from crewgraph.llm._windows import context_window_for
 
-        return self.context_window_size or learned_window(self.base_url, self.model) or context_window_for(self.model)
+        return self.context_window_size or learned_window(self.endpoint, self.model) or context_window_for(self.model)
 
     async def _client(self) -> Any:
         """The ``AsyncOpenAI`` client of the running event loop (see ``_clients``)."""

@@ -93,7 +93,7 @@ class ContextWindowSteps:
         if stated is not None:
             # The refusal says the window (llama.cpp, vLLM, OpenAI): remember it for every later
             # step on this endpoint and model, and fit this conversation to it.
-            served.learn_window(getattr(llm, "base_url", None), str(getattr(llm, "model", "")), stated)
+            served.learn_window(served.endpoint_of(llm), str(getattr(llm, "model", "")), stated)
             budget = self._budget_for(llm, stated, specs)
             counted = served.requested_from_refusal(str(exc))
             estimated = window.estimate_tokens(loop.messages)

@@ -24,9 +24,14 @@ from crewgraph.project.crew_base import CrewBase, find_crew_method, is_crew_clas
 from crewgraph.project.json_project import JsonCrewProject, load_json_crew
 
 __all__ = [
+    "AgentDefinition",
+    "CrewAgentDefinition",
     "CrewBase",
+    "CrewDefinition",
+    "CrewTaskDefinition",
     "JsonCrewProject",
     "ProjectConfigWarning",
+    "PythonReferenceDefinition",
     "after_kickoff",
     "agent",
     "before_kickoff",
@@ -43,3 +48,14 @@ __all__ = [
     "task",
     "tool",
 ]
+
+_DEFINITIONS = ("AgentDefinition", "CrewAgentDefinition", "CrewDefinition", "CrewTaskDefinition",
+                "PythonReferenceDefinition")
+
+
+def __getattr__(name: str) -> object:  # the inline definitions of crewai.flow/v1 documents load on first use
+    if name in _DEFINITIONS:
+        from crewgraph.project import crew_definition
+
+        return getattr(crew_definition, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -121,6 +121,23 @@ def _resolve_crew(
     return ResolvedCheckpoint(store, run_id, restored, inputs, resumed=True)
 
 
+DEMO_META_KEY = "demo_model"
+
+
+def _on_demo_model(crew: Any) -> bool:
+    """Whether the run answers on the demo model (``--llm fake``): every call goes to it
+    (crewgraph.llm.override), or every agent has it."""
+    from crewgraph.llm.override import model_override
+
+    def demo(llm: object) -> bool:
+        return getattr(llm, "demo_model", False) is True
+
+    if demo(model_override()):
+        return True
+    agents = list(getattr(crew, "agents", None) or [])
+    return bool(agents) and all(demo(getattr(a, "llm", None)) for a in agents)
+
+
 def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any]) -> ResolvedCheckpoint:
     graph = compile_plan(crew, inputs)
     run_id = new_run_id()
@@ -128,6 +145,8 @@ def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: di
 
     meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew),
             TASK_IDS_META_KEY: task_ids(crew, graph)}  # what Crew.replay / log-tasks-outputs name tasks by
+    if _on_demo_model(crew):
+        meta[DEMO_META_KEY] = True  # the UI marks the run: its answers are the demo model's
     store.start_run(run_id, name=name, meta=meta)
     return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs)
 
@@ -309,10 +328,14 @@ def crew_from_checkpoint(
     from the factory reference the run recorded when it started (``crew._factory_ref``). Without either
     there is no way to rebuild it, and the error says what to do instead.
     """
+    config = _store_config(config)
     if not isinstance(config, CheckpointConfig):
         raise CheckpointError(f"from_checkpoint needs a CheckpointConfig, got {type(config).__name__}")
     if config.run_id is None:
-        raise CheckpointError("Crew.from_checkpoint needs CheckpointConfig(run_id=...) naming the run to resume")
+        raise CheckpointError(
+            "Crew.from_checkpoint needs the run to resume: CheckpointConfig(restore_from=RUN_ID) "
+            "(crewgraph.state) or CheckpointConfig(run_id=...) (crewgraph.checkpoint)"
+        )
     info = run_info(config)
     ref = factory if factory is not None else info.meta.get(FACTORY_META_KEY)
     if ref is None:
@@ -329,6 +352,12 @@ def crew_from_checkpoint(
     return copy
 
 
+def _store_config(config: Any) -> Any:
+    """crewgraph's store settings for CrewAI's CheckpointConfig (``crewgraph.state``)."""
+    convert = getattr(config, "to_store_config", None)
+    return convert() if callable(convert) else config
+
+
 def fork_crew(
     cls: type[C],
     config: CheckpointConfig,
@@ -339,5 +368,6 @@ def fork_crew(
 ) -> C:
     """``Crew.fork``: copy the run's finished outputs under a new run id (``branch`` as its
     label) and return the crew bound to resume that fork; the original run is untouched."""
+    config = _store_config(config)
     new_id = fork_run(config, branch, exclude=exclude)
     return crew_from_checkpoint(cls, config.model_copy(update={"run_id": new_id}), factory=factory)

@@ -177,6 +177,23 @@ class Agent(BaseAgent):
 
         return await kickoff_agent(self, messages, response_format)
 
+    @classmethod
+    def from_checkpoint(cls, config: Any) -> "Agent":
+        """CrewAI's agent-level restore: refused (a solo ``kickoff`` is not checkpointed)."""
+        raise NotImplementedError(
+            "Agent.from_checkpoint is not supported by crewgraph: a solo agent's kickoff is not "
+            "checkpointed; run the agent's work in a Crew(checkpoint=CheckpointConfig(...)) and use "
+            "Crew.from_checkpoint(config)"
+        )
+
+    @classmethod
+    def fork(cls, config: Any, branch: str | None = None) -> "Agent":
+        """CrewAI's agent-level fork: refused, as :meth:`from_checkpoint`."""
+        raise NotImplementedError(
+            "Agent.fork is not supported by crewgraph: a solo agent's kickoff is not checkpointed; "
+            "fork a crew run with Crew.fork(config, branch)"
+        )
+
     # ------------------------------------------------------------------ BaseAgent's contract
     def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
         """Do ``task`` (with ``context``, the text of the tasks it depends on) and return the answer.
@@ -205,6 +222,14 @@ class Agent(BaseAgent):
         """Set the tools ``execute_task`` gives a task that names none (validated like ``tools``);
         the executor itself is the task's compiled ``agent_step`` node."""
         self._executor_tools = check_tools(tools) if tools is not None else None
+
+    def set_skills(self, resolved_crew_skills: list[Any] | None = None) -> None:
+        """Load and activate this agent's skills (then ``resolved_crew_skills``, a crew's; a name
+        both have keeps the agent's) into ``Skill`` objects, as CrewAI does before a kickoff."""
+        from crewgraph.skills.loader import load_skills
+
+        entries = [*(self.skills or []), *(resolved_crew_skills or [])]
+        self.skills = load_skills(entries, self) if entries else None
 
     def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[Any]:
         """The "delegate work" and "ask question" tools over ``agents`` (never this agent itself)."""

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from crewgraph.testing.fake_llm import FakeLLM, FakeRequest, FakeToolCall
 
-__all__ = ["DEMO_MODEL_NAME", "DEMO_PREFIX", "demo_arguments", "demo_instance", "demo_model"]
+__all__ = ["DEMO_MODEL_NAME", "DEMO_PREFIX", "demo_arguments", "demo_instance", "demo_model", "is_demo_model"]
 
 DEMO_MODEL_NAME = "fake"
 DEMO_PREFIX = "(fake answer from crewgraph --llm fake)"
@@ -35,8 +35,15 @@ _MAX_DEPTH = 4
 
 
 def demo_model() -> FakeLLM:
-    """A new demo model (see the module doc)."""
-    return FakeLLM(default=_reply, model=DEMO_MODEL_NAME)
+    """A new demo model (see the module doc); ``is_demo_model(model)`` tells it from other fakes."""
+    model = FakeLLM(default=_reply, model=DEMO_MODEL_NAME)
+    model.demo_model = True  # type: ignore[attr-defined]  # runs on it are marked in the store and UI
+    return model
+
+
+def is_demo_model(llm: object) -> bool:
+    """Whether ``llm`` is the demo model (``--llm fake``)."""
+    return getattr(llm, "demo_model", False) is True
 
 
 def _called(messages: list[dict[str, Any]]) -> set[str]:

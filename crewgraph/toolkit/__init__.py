@@ -34,6 +34,7 @@ _RAG_TOOLS = frozenset(
 )
 
 _HOSTED_TOOLS = {
+    "AIMindTool": "crewgraph.toolkit.aimind_tool",
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
     "BedrockInvokeAgentTool": "crewgraph.toolkit.bedrock_tools",
@@ -57,6 +58,7 @@ _HOSTED_TOOLS = {
     "ContextualAIQueryTool": "crewgraph.toolkit.contextualai_tools",
     "ContextualAIRerankTool": "crewgraph.toolkit.contextualai_tools",
     "DallETool": "crewgraph.toolkit.openai_tools",
+    "DatabricksQueryTool": "crewgraph.toolkit.databricks_tool",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FileCompressorTool": "crewgraph.toolkit.file_compressor_tool",
@@ -71,6 +73,7 @@ _HOSTED_TOOLS = {
     "MergeAgentHandlerTool": "crewgraph.toolkit.merge_agent_handler_tool",
     "MongoDBVectorSearchConfig": "crewgraph.toolkit.mongodb_tool",
     "MongoDBVectorSearchTool": "crewgraph.toolkit.mongodb_tool",
+    "MultiOnTool": "crewgraph.toolkit.multion_tool",
     "MySQLSearchTool": "crewgraph.toolkit.mysql_search_tool",
     "NL2SQLTool": "crewgraph.toolkit.nl2sql_tool",
     "OCRTool": "crewgraph.toolkit.openai_tools",
@@ -108,6 +111,7 @@ _HOSTED_TOOLS = {
     "URLReadTool": "crewgraph.toolkit.url_read_tool",
     "VisionTool": "crewgraph.toolkit.openai_tools",
     "WaitTool": "crewgraph.toolkit.wait_tool",
+    "WeaviateVectorSearchTool": "crewgraph.toolkit.weaviate_tool",
     "WebsiteSearchTool": "crewgraph.toolkit.web_rag_tools",
     "YoutubeChannelSearchTool": "crewgraph.toolkit.youtube_tools",
     "YoutubeVideoSearchTool": "crewgraph.toolkit.youtube_tools",
@@ -117,6 +121,7 @@ _HOSTED_TOOLS = {
 """Tools that call a hosted service, each in its own module (loaded on first access)."""
 
 __all__ = [
+    "AIMindTool",
     "ApifyActorsTool",
     "ArxivPaperTool",
     "BedrockInvokeAgentTool",
@@ -142,6 +147,7 @@ __all__ = [
     "ContextualAIQueryTool",
     "ContextualAIRerankTool",
     "DallETool",
+    "DatabricksQueryTool",
     "DirectoryReadTool",
     "EXASearchTool",
     "ExaSearchTool",
@@ -160,6 +166,7 @@ __all__ = [
     "MergeAgentHandlerTool",
     "MongoDBVectorSearchConfig",
     "MongoDBVectorSearchTool",
+    "MultiOnTool",
     "MySQLSearchTool",
     "NL2SQLTool",
     "OCRTool",
@@ -199,6 +206,7 @@ __all__ = [
     "URLReadTool",
     "VisionTool",
     "WaitTool",
+    "WeaviateVectorSearchTool",
     "WebsiteSearchTool",
     "YoutubeChannelSearchTool",
     "YoutubeVideoSearchTool",
@@ -221,6 +229,15 @@ _INSTEAD = (
     "tool server (see docs/porting.md)."
 )
 
+_NOT_YET = {
+    "StagehandTool": (
+        "Stagehand's browser automation needs its SDK, a Browserbase session and an LLM together, which "
+        "crewgraph does not wrap yet. Use SeleniumScrapingTool (a local headless Chromium), BrowserbaseLoadTool, "
+        "or Browserbase's Stagehand MCP server through MCPServerAdapter (see docs/porting.md)."
+    ),
+}
+"""crewai_tools names crewgraph has no client of yet, and what to use instead."""
+
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 """crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
 
@@ -239,6 +256,8 @@ def __getattr__(name: str) -> Any:
     if name in _NOT_PROVIDED:
         raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
                           name=name, path=__file__)
+    if name in _NOT_YET:
+        raise ImportError(f"crewgraph.toolkit does not provide {name} yet: {_NOT_YET[name]}", name=name, path=__file__)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)

@@ -22,17 +22,14 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import signal
 import subprocess
 import time
-import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from crewgraph._internal.reaper import MARKER_ENV, kill_marked, new_marker
 
 __all__ = ["ChildResult", "StreamBuffer", "kill_run", "run_child"]
 
-MARKER_ENV = "CREWGRAPH_CHILD_RUN"
-"""Environment variable every process of one run inherits (its value is the run's id)."""
 
 _EXIT_GRACE = 0.2
 """Seconds to keep reading after the child exited, for output still in the pipes."""
@@ -65,7 +62,7 @@ def run_child(
     argv: list[str], *, cwd: str, timeout: float, cap_bytes: int, env: dict[str, str] | None = None
 ) -> ChildResult:
     """Run ``argv`` to completion or ``timeout`` seconds, whichever is first; kill what is left."""
-    marker = uuid.uuid4().hex
+    marker = new_marker()
     child_env = dict(os.environ if env is None else env)
     child_env[MARKER_ENV] = marker
     posix = os.name == "posix"
@@ -126,46 +123,9 @@ def _pump(proc: subprocess.Popen[bytes], buffers: dict[object, StreamBuffer], de
 
 
 def kill_run(proc: subprocess.Popen[bytes], marker: str) -> None:
-    """SIGKILL the child's process group and session and every process carrying ``marker``,
-    until none is left (bounded: processes forking while we kill get a few more rounds)."""
+    """SIGKILL the child's process group and session and every process carrying ``marker``."""
     if os.name != "posix":
         with contextlib.suppress(OSError):
             proc.kill()
         return
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    for _ in range(50):
-        victims = _members(proc.pid, marker)
-        if not victims:
-            return
-        for pid in victims:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
-
-
-def _members(session: int, marker: str) -> list[int]:
-    """Live processes (not zombies) in ``session`` or whose environment carries ``marker``."""
-    proc_root = Path("/proc")
-    if not proc_root.is_dir():
-        return []
-    me = os.getpid()
-    needle = f"{MARKER_ENV}={marker}".encode()
-    found: list[int] = []
-    for entry in proc_root.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            # fields after the parenthesised command: state ppid pgrp session ...
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if fields[0] in ("Z", "X"):
-                continue
-            if int(fields[2]) == session or int(fields[3]) == session:
-                found.append(int(entry.name))
-                continue
-            if needle in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
+    kill_marked(marker, session=proc.pid)

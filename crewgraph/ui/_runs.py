@@ -33,6 +33,27 @@ def _tokens(nodes: list[Any]) -> int:
     return sum(int(n.info.get("tokens") or 0) for n in nodes if not n.info.get("parent"))
 
 
+def _active_seconds(nodes: list[Any], wall: float) -> float:
+    """How long the run ran: the union of its planned nodes' [start, end] intervals, so the hours a
+    paused run waited for an answer (or a crashed one for its resume) do not count. The wall time
+    between creation and the last update when the records carry no timings."""
+    spans = sorted(
+        (float(n.info["started_at"]), float(n.info["started_at"]) + float(n.info.get("duration_ms") or 0) / 1000)
+        for n in nodes
+        if not n.info.get("parent") and isinstance(n.info.get("started_at"), int | float)
+    )
+    if not spans:
+        return round(wall, 3)
+    total, (start, end) = 0.0, spans[0]
+    for s, e in spans[1:]:
+        if s > end:
+            total += end - start
+            start, end = s, e
+        else:
+            end = max(end, e)
+    return round(total + end - start, 3)
+
+
 def _crew_pending(info: Any) -> list[dict[str, Any]]:
     """The reviews a paused crew run waits for (``human_input`` tasks), without their conversations."""
     from crewgraph.runner.human_pause import PAUSE_META_KEY
@@ -56,7 +77,7 @@ def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
         "status": info.status,
         "created_at": _iso(info.created_at),
         "updated_at": _iso(info.updated_at),
-        "duration_s": round((info.updated_at - info.created_at).total_seconds(), 3),
+        "duration_s": _active_seconds(nodes, (info.updated_at - info.created_at).total_seconds()),
         "tokens": _tokens(nodes),
         "cost_usd": None,
         "cost": COST_NOTE,
@@ -66,6 +87,7 @@ def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
         "error": info.error,
         "inputs": inputs if isinstance(inputs, dict) else {},
         "factory": info.meta.get(FACTORY_META_KEY),
+        "demo_model": info.meta.get("demo_model") is True,  # answered by --llm fake, not a real model
         "pending": _crew_pending(info),
         "store": "checkpoints",
     }

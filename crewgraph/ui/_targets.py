@@ -86,8 +86,19 @@ class Registry:
                 kind=found.kind,
                 label=found.label,
                 inputs=_placeholders(found),
-                default_inputs=dict(found.default_inputs),
+                default_inputs=self._defaults(spec, found),
             )
+
+    def _defaults(self, spec: str | None, found: Target) -> dict[str, Any]:
+        """What the kickoff form is prefilled with: for the project in the folder, the inputs its
+        entry function passes (main.py's run(), as `crewgraph run` uses them), then its
+        [tool.crewgraph.inputs]."""
+        if spec is not None:
+            return dict(found.default_inputs)
+        from crewgraph.cli._entry import entry_inputs
+        from crewgraph.cli._target import project_settings
+
+        return {**entry_inputs(self.cwd, project_settings(self.cwd)), **found.default_inputs}
 
     def names(self) -> list[str]:
         return sorted(self.targets)

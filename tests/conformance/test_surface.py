@@ -75,12 +75,12 @@ def test_an_absent_name_raises_import_error_saying_why(module: str, name: str | 
 
 def test_every_table_entry_resolves() -> None:
     """Each name the path table serves imports at its path and is the object it points at."""
-    from crewgraph._internal.facade import resolve_target
+    from crewgraph._internal.facade import resolve_target, table_names
 
     broken = []
-    for module, names in crewai_paths.PATHS.items():
+    for module in crewai_paths.PATHS:
         mod = importlib.import_module(module)
-        for name, where in names.items():
+        for name, where in table_names(module).items():
             try:
                 if getattr(mod, name) is not resolve_target(where, name):
                     broken.append(f"{module}.{name}: not {where}")

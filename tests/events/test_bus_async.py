@@ -95,3 +95,24 @@ def test_depends_cycles_and_bad_values_are_rejected() -> None:
     with pytest.raises(TypeError, match="Depends"):
         bus.register_handler(FlowStartedEvent, a, depends_on=[a])  # type: ignore[list-item]
     bus.emit(None, _event()).result(timeout=1)  # the bus still works
+
+
+def test_emit_stamps_crewais_sequence_previous_event_and_source_fingerprint() -> None:
+    from crewgraph.security import Fingerprint
+
+    bus = CrewGraphEventsBus()
+    seen: list[Any] = []
+    bus.on(FlowStartedEvent)(lambda source, event: seen.append(event))
+
+    class Source:
+        fingerprint = Fingerprint.generate(seed="flow-1", metadata={"team": "a"})
+
+    first, second = _event(), _event()
+    bus.emit(Source(), first).result(timeout=5)
+    bus.emit(None, second).result(timeout=5)
+    assert [e.event_id for e in seen] == [first.event_id, second.event_id] and first.event_id != second.event_id
+    assert second.emission_sequence == first.emission_sequence + 1  # type: ignore[operator]
+    assert second.previous_event_id == first.event_id
+    assert first.source_fingerprint == Source.fingerprint.uuid_str
+    assert first.fingerprint_metadata == {"team": "a"}
+    assert second.source_fingerprint is None

@@ -134,8 +134,8 @@ def test_stream_turn_yields_the_turns_events_then_the_result() -> None:
     llm = FakeLLM(['{"intent": "ORDER_STATUS"}'])
     stream = make_support(llm)().stream_turn("where?")
     kinds = [type(e).__name__ for e in stream]
-    assert kinds[0] == "FlowStartedEvent" and kinds[-1] == "FlowFinishedEvent"
-    assert "MethodExecutionFinishedEvent" in kinds
+    assert kinds[0] == "ConversationTurnStartedEvent" and kinds[-1] == "ConversationTurnCompletedEvent"
+    assert kinds.index("FlowStartedEvent") < kinds.index("MethodExecutionFinishedEvent") < kinds.index("FlowFinishedEvent")
     assert stream.result == "Your order ships tomorrow."
 
 
@@ -188,3 +188,53 @@ def test_a_session_continues_in_another_process(tmp_path: Path) -> None:
     store = SQLiteFlowPersistence(db)
     assert store.load_run(first["run"])["status"] == store.load_run(second["run"])["status"] == "completed"
     assert store.load_state("sess-1")["messages"][-1]["content"] == "Order update after 3 messages."
+
+
+def test_turn_events_in_order(captured: Any) -> None:
+    from crewgraph.events import (
+        ConversationMessageAddedEvent,
+        ConversationRouteSelectedEvent,
+        ConversationTurnCompletedEvent,
+        ConversationTurnStartedEvent,
+    )
+
+    flow = make_support(FakeLLM(['{"intent": "ORDER_STATUS"}']))()
+    flow.handle_turn("where?", session_id="s-9")
+    kinds = {ConversationTurnStartedEvent, ConversationMessageAddedEvent, ConversationRouteSelectedEvent,
+             ConversationTurnCompletedEvent}
+    mine = [e for e in captured.events if type(e) in kinds]
+    assert [e.type for e in mine] == ["conversation_turn_started", "conversation_message_added",
+                                      "conversation_route_selected", "conversation_message_added",
+                                      "conversation_turn_completed"]
+    assert {e.session_id for e in mine} == {"s-9"}
+    assert mine[2].route == "ORDER_STATUS" and mine[2].user_message == "where?"
+    assert mine[3].role == "assistant" and mine[3].content == "Your order ships tomorrow."
+    assert mine[2].run_id == flow.run_id
+
+
+def test_a_declared_conversational_flow(tmp_path: Path) -> None:
+    path = tmp_path / "chat.yaml"
+    path.write_text(
+        "schema: crewai.flow/v1\n"
+        "name: DeclaredChat\n"
+        "state: {type: dict, default: {team: support}}\n"
+        "conversational: {system_prompt: '', router: {routes: [REFUND]}}\n"
+        "methods:\n"
+        "  refund:\n"
+        "    description: Refund requests.\n"
+        "    listen: REFUND\n"
+        "    do: {call: expression, expr: \"'refund for ' + state.team + ' after ' + string(size(state.messages))\"}\n",
+        encoding="utf-8",
+    )
+    flow = Flow.from_declaration(path=path)
+    assert type(flow).conversational and flow.state.team == "support"
+    # no LLM in the document: the router takes its default intent, converse, which says so
+    assert flow.handle_turn("hello") == "I can continue the conversation once an LLM is configured."
+
+    class Routed(type(flow)):  # type: ignore[misc]
+        def route_turn(self, context: dict[str, Any]) -> str | None:
+            return "REFUND"
+
+    again = Routed()
+    assert again.handle_turn("money back") == "refund for support after 1"
+    assert again.state.messages[-1].content == "refund for support after 1"

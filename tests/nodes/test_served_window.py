@@ -164,3 +164,21 @@ def test_keepalive_comments_before_a_streamed_answer_are_ignored() -> None:
     with OpenAICompatServer(["streamed answer"], llama_cpp=shape) as server:
         llm = LLM(model=MODEL, base_url=server.base_url, api_key="x", stream=True)
         assert llm.call("hi") == "streamed answer"
+
+
+def test_a_server_named_by_openai_base_url_is_probed_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's way: OPENAI_BASE_URL, no base_url argument; two parallel steps share one probe
+    (the second waits for it rather than sending a conversation sized on the name's guess)."""
+    from crewgraph import Process
+
+    with OpenAICompatServer(default=_turns, llama_cpp=LlamaCpp(n_ctx=2048)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "x")
+        llm = LLM(model=MODEL)
+        agents = [Agent(role=f"Cartographer {i}", goal="map", backstory="careful", llm=llm, tools=[list_files])
+                  for i in range(2)]
+        tasks = [Task(description=f"List the files under . ({i})", expected_output="a sentence", agent=a)
+                 for i, a in enumerate(agents)]
+        Crew(agents=agents, tasks=tasks, process=Process.parallel).kickoff()
+        assert llm.get_context_window_size() == 2048
+        assert _refused(server) == []

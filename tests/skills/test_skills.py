@@ -106,3 +106,11 @@ def test_crew_skills_reach_every_agent_and_the_agents_own_win(tmp_path: Path) ->
     first, second = (c.messages[1]["content"] for c in llm.calls)
     assert "Tests first." in first and "Security first." not in first and "Use short words." in first
     assert "Security first." in second and "Use short words." in second
+
+
+def test_set_skills_resolves_paths_to_activated_skills(tmp_path: Path) -> None:
+    own = _skill(tmp_path, "code-review", REVIEW)
+    crew_skill = _skill(tmp_path / "crew", "style", "---\nname: style\ndescription: House style.\n---\nShort words.")
+    agent = Agent(role="R", goal="G", skills=[own])
+    agent.set_skills(resolved_crew_skills=discover_skills(crew_skill.parent))
+    assert [(s.name, s.disclosure_level) for s in agent.skills] == [("code-review", 2), ("style", 2)]

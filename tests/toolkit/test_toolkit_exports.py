@@ -54,3 +54,8 @@ def test_hosted_tools_resolve_lazily_to_their_modules() -> None:
 
     assert SerperDevTool.__module__ == "crewgraph.toolkit.serper_tool"
     assert "SerperDevTool" in dir(toolkit)
+
+
+def test_a_tool_not_provided_yet_says_what_to_use_instead() -> None:
+    with pytest.raises(ImportError, match="SeleniumScrapingTool"):
+        from crewgraph.toolkit import StagehandTool  # noqa: F401

@@ -119,3 +119,41 @@ def test_a_paused_review_is_answered_from_the_page(server: str, browser: Any) ->
     browser.find_element(By.CSS_SELECTOR, "#answer-form button").click()  # empty: accept the draft
     wait.until(ec.text_to_be_present_in_element((By.ID, "run-status"), "completed"))
     assert not browser.find_element(By.ID, "answer-form").is_displayed()
+
+
+def test_the_graph_fits_beside_the_panel_and_zooms(server: str, browser: Any, tmp_path: Path) -> None:
+    import httpx
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    started = httpx.post(f"{server}/kickoff", json={"target": "democrew", "inputs": {"topic": "dogs"}}, timeout=10)
+    assert started.status_code == 202, started.text
+    run_id = started.json()["run_id"]
+    deadline = time.monotonic() + 10
+    while httpx.get(f"{server}/jobs/{started.json()['job_id']}", timeout=5).json()["status"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    browser.set_window_size(900, 800)  # narrow: the drawn graph is wider than the room it has
+    wait = WebDriverWait(browser, 10)
+    browser.get(f"{server}/view/{run_id}")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#graph svg g.node")))
+    wait.until(ec.text_to_be_present_in_element((By.ID, "zoom-level"), "%"))
+
+    def box(selector: str) -> dict[str, float]:
+        return dict(browser.execute_script(
+            "var r = document.querySelector(arguments[0]).getBoundingClientRect();"
+            "return {left: r.left, right: r.right, width: r.width};", selector))
+
+    graph, panel, svg = box("#graph"), box("#panel"), box("#graph svg")
+    assert panel["left"] >= graph["right"] - 1 and panel["right"] <= 900  # the panel is beside it, on the page
+    assert svg["width"] <= graph["width"]  # fitted: nothing hides under the panel
+    fitted = svg["width"]
+    browser.find_element(By.ID, "zoom-in").click()
+    wait.until(lambda _: box("#graph svg")["width"] > fitted)
+    assert "(fit)" not in browser.find_element(By.ID, "zoom-level").text
+    browser.find_element(By.ID, "zoom-fit").click()
+    wait.until(lambda _: abs(box("#graph svg")["width"] - fitted) < 2)
+    shot = tmp_path / "fitted.png"
+    assert browser.save_screenshot(str(shot))
+    assert _png_is_not_blank(shot.read_bytes())

@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.agents.agent_adapters``: a thin re-export (the code is in :mod:`crewgraph.adapters`)."""
+"""CrewAI's import path ``crewai.agents.agent_adapters`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.adapters.base import BaseAgentAdapter, BaseConverterAdapter, BaseToolAdapter
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseAgentAdapter", "BaseConverterAdapter", "BaseToolAdapter"]
+__all__, __getattr__, __dir__ = facade(__name__)

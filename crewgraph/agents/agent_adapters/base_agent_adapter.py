@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.agents.agent_adapters.base_agent_adapter``: a thin re-export (the code is in :mod:`crewgraph.adapters`)."""
+"""CrewAI's import path ``crewai.agents.agent_adapters.base_agent_adapter`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.adapters.base import BaseAgentAdapter
+from crewgraph._internal.facade import facade
 
-__all__ = ["BaseAgentAdapter"]
+__all__, __getattr__, __dir__ = facade(__name__)

@@ -7,7 +7,30 @@ from typing import Any
 
 from crewgraph.flow.conversational.types import ConversationConfig, RouterConfig
 
-__all__ = ["config_from_definition"]
+__all__ = ["config_from_definition", "conversational_state"]
+
+
+def conversational_state(declared: Any) -> Any:
+    """The state of a declared conversational flow: ``ConversationState``, keeping what the
+    document declared (a dict's defaults as extra fields, a model's fields by composition)."""
+    from pydantic import BaseModel, ConfigDict
+
+    from crewgraph.flow.conversational.types import ConversationState
+
+    if declared is None:
+        return ConversationState
+    if isinstance(declared, dict):
+        class DeclaredConversationState(ConversationState):
+            model_config = ConfigDict(extra="allow")
+
+        return DeclaredConversationState(**{k: v for k, v in declared.items() if k != "id"})
+    model = type(declared) if isinstance(declared, BaseModel) else declared
+    if isinstance(model, type) and issubclass(model, ConversationState):
+        return declared
+    composed = type(f"Conversational{model.__name__}", (ConversationState, model), {})
+    if isinstance(declared, BaseModel):
+        return composed(**declared.model_dump(exclude={"id"}))
+    return composed
 
 
 def config_from_definition(definition: Any, root: Path | None) -> ConversationConfig:

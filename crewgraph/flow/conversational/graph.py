@@ -37,7 +37,11 @@ def route_conversation(self: Any) -> str:
     if not route and self.can_answer_from_history(context):
         route = "answer_from_history"
     route = str(route or "converse")
+    previous = state.last_intent
     state.last_intent = route
+    self._emit_conversation("ConversationRouteSelectedEvent", route=route, user_message=state.current_user_message,
+                            message_index=len(state.messages) - 1 if state.messages else None,
+                            previous_intent=previous)
     return route
 
 

@@ -85,6 +85,32 @@ class ConversationalMixin:
         for store, verbose in dict.fromkeys(self._persistence_plan().values()):  # type: ignore[attr-defined]
             save(store, sid, "handle_turn", self._state, verbose)
 
+    def _emit_conversation(self, kind: str, **fields: Any) -> None:
+        """Publish one of :mod:`crewgraph.events.conversation_events` for this session."""
+        from crewgraph.events import conversation_events
+        from crewgraph.events.bus import crewgraph_event_bus
+
+        state = self._state
+        sid = fields.pop("session_id", None) or str(getattr(state, "id", None) or (state.get("id") if isinstance(state, dict) else ""))
+        event = getattr(conversation_events, kind)(flow_name=self.flow_name, session_id=sid, **fields)  # type: ignore[attr-defined]
+        event.run_id = getattr(self, "_run_id", None)
+        crewgraph_event_bus.emit(self, event)
+
+    def _run_turn(self, sid: str, run: Callable[[], Any]) -> Any:
+        self._emit_conversation("ConversationTurnStartedEvent", session_id=sid)
+        self.__dict__["_fresh_run"] = True
+        try:
+            result = run()
+        except Exception as exc:
+            self._emit_conversation("ConversationTurnFailedEvent", session_id=sid, error=f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            self.__dict__["_pending_turn"] = None
+            self.__dict__["_fresh_run"] = False
+        self._finish_turn(sid, result)
+        self._emit_conversation("ConversationTurnCompletedEvent", session_id=sid)
+        return result
+
     def handle_turn(
         self,
         message: str,
@@ -98,14 +124,7 @@ class ConversationalMixin:
         ``message`` and return the handler's output."""
         self._require_conversational("handle_turn")
         sid = self._begin_turn(message, session_id, intents, intent_llm)
-        self.__dict__["_fresh_run"] = True
-        try:
-            result = self.kickoff(inputs=self._turn_inputs(sid), **kickoff_kwargs)  # type: ignore[attr-defined]
-        finally:
-            self.__dict__["_pending_turn"] = None
-            self.__dict__["_fresh_run"] = False
-        self._finish_turn(sid, result)
-        return result
+        return self._run_turn(sid, lambda: self.kickoff(inputs=self._turn_inputs(sid), **kickoff_kwargs))  # type: ignore[attr-defined]
 
     async def handle_turn_async(self, message: str, *, session_id: str | None = None,
                                 intents: Sequence[str] | None = None, intent_llm: Any = None,
@@ -113,13 +132,18 @@ class ConversationalMixin:
         """:meth:`handle_turn` on the current event loop."""
         self._require_conversational("handle_turn")
         sid = self._begin_turn(message, session_id, intents, intent_llm)
+        self._emit_conversation("ConversationTurnStartedEvent", session_id=sid)
         self.__dict__["_fresh_run"] = True
         try:
             result = await self.kickoff_async(inputs=self._turn_inputs(sid), **kickoff_kwargs)  # type: ignore[attr-defined]
+        except Exception as exc:
+            self._emit_conversation("ConversationTurnFailedEvent", session_id=sid, error=f"{type(exc).__name__}: {exc}")
+            raise
         finally:
             self.__dict__["_pending_turn"] = None
             self.__dict__["_fresh_run"] = False
         self._finish_turn(sid, result)
+        self._emit_conversation("ConversationTurnCompletedEvent", session_id=sid)
         return result
 
     def stream_turn(self, message: str, *, session_id: str | None = None, intents: Sequence[str] | None = None,
@@ -213,6 +237,8 @@ class ConversationalMixin:
 
         self.__dict__["_reply_appended"] = True
         self.state.messages.append(ConversationMessage(role="assistant", content=content, metadata=metadata or {}))
+        self._emit_conversation("ConversationMessageAddedEvent", role="assistant", content=content,
+                                message_index=len(self.state.messages) - 1)
 
     def append_agent_result(self, agent_name: str, result: Any, *, visibility: Literal["private", "public"] = "private",
                             metadata: dict[str, Any] | None = None) -> None:
@@ -241,6 +267,8 @@ class ConversationalMixin:
         if type(self).conversational and hasattr(state, "current_user_message"):
             state.messages.append(ConversationMessage(role="user", content=text))
             state.current_user_message = text
+            self._emit_conversation("ConversationMessageAddedEvent", role="user", content=text,
+                                    message_index=len(state.messages) - 1)
         else:
             self.append_message("user", text)
         _set(state, "last_user_message", text)

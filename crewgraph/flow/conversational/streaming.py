@@ -13,8 +13,8 @@ _DONE = object()
 
 
 class TurnStream:
-    """Iterate for the turn's events (flow and method events of this flow, LLM stream chunks of
-    its run) as they happen; ``.result`` is the turn's output once iteration ends (an error of
+    """Iterate for the turn's events (conversation, flow and method events of this flow, LLM
+    stream chunks of its run) as they happen; ``.result`` is the turn's output once iteration ends (an error of
     the turn is raised from the iteration)."""
 
     def __init__(self, flow: Any, run: Callable[[], Any]) -> None:
@@ -48,6 +48,7 @@ class TurnStream:
             raise self._error
 
     def _start(self) -> None:
+        from crewgraph.events import conversation_events
         from crewgraph.events.bus import crewgraph_event_bus
         from crewgraph.events.flow_events import (
             FlowFinishedEvent,
@@ -60,7 +61,8 @@ class TurnStream:
 
         self._started = True
         mine = (FlowStartedEvent, FlowFinishedEvent, MethodExecutionStartedEvent,
-                MethodExecutionFinishedEvent, MethodExecutionFailedEvent)
+                MethodExecutionFinishedEvent, MethodExecutionFailedEvent,
+                *(getattr(conversation_events, name) for name in conversation_events.__all__))
 
         def on_flow(source: Any, event: Any) -> None:
             if source is self._flow:

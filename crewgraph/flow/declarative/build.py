@@ -217,9 +217,13 @@ def flow_class_from_definition(definition: FlowDefinition, base: type | None = N
     _config(definition, body)
     conversational = definition.conversational
     if conversational is not None and conversational.enabled:
-        from crewgraph.flow.conversational.config import config_from_definition
+        from crewgraph.flow.conversational.config import (
+            config_from_definition,
+            conversational_state,
+        )
 
         body["conversational"] = True
+        body["initial_state"] = conversational_state(body.get("initial_state"))
         if getattr(base, "conversational_config", None) is None:
             body["conversational_config"] = config_from_definition(conversational, root)
     for name, method in definition.methods.items():

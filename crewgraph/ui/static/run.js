@@ -89,6 +89,7 @@
         var start = body.indexOf("<svg");
         box.innerHTML = start >= 0 ? body.slice(start) : body;
         wireGraph();
+        applyZoom();
       });
     });
   }
@@ -143,6 +144,57 @@
       refresh().then(listen);
     }).catch(function (e) { cg.show(e.message, true); });
   }
+  /* Zoom and pan: a wide graph starts fitted to its box (never under the side panel); the
+     buttons or ctrl+wheel zoom, dragging the background pans. */
+  var zoom = null;  // null: fit the box's width (never above 100%)
+  function naturalSize(svg) {
+    var vb = svg.viewBox && svg.viewBox.baseVal;
+    return vb && vb.width ? { w: vb.width, h: vb.height } : null;
+  }
+  function currentScale(svg) {
+    var size = naturalSize(svg);
+    if (!size) return 1;
+    var box = document.getElementById("graph");
+    return zoom === null ? Math.min(1, Math.max(0.05, (box.clientWidth - 16) / size.w)) : zoom;
+  }
+  function applyZoom() {
+    var svg = document.querySelector("#graph svg");
+    if (!svg) return;
+    var size = naturalSize(svg);
+    if (!size) return;
+    var scale = currentScale(svg);
+    svg.setAttribute("width", String(Math.round(size.w * scale)));
+    svg.setAttribute("height", String(Math.round(size.h * scale)));
+    document.getElementById("zoom-level").textContent = Math.round(scale * 100) + "%" + (zoom === null ? " (fit)" : "");
+  }
+  function zoomBy(factor) {
+    var svg = document.querySelector("#graph svg");
+    if (!svg) return;
+    zoom = Math.min(4, Math.max(0.05, currentScale(svg) * factor));
+    applyZoom();
+  }
+  document.getElementById("zoom-in").addEventListener("click", function () { zoomBy(1.25); });
+  document.getElementById("zoom-out").addEventListener("click", function () { zoomBy(0.8); });
+  document.getElementById("zoom-fit").addEventListener("click", function () { zoom = null; applyZoom(); });
+  window.addEventListener("resize", function () { if (zoom === null) applyZoom(); });
+  var graphBox = document.getElementById("graph");
+  graphBox.addEventListener("wheel", function (event) {
+    if (!event.ctrlKey) return;  // a plain wheel scrolls
+    event.preventDefault();
+    zoomBy(event.deltaY < 0 ? 1.1 : 0.9);
+  }, { passive: false });
+  var drag = null;
+  graphBox.addEventListener("mousedown", function (event) {
+    if (event.button !== 0 || (event.target.closest && event.target.closest("g.node"))) return;
+    drag = { x: event.clientX, y: event.clientY, left: graphBox.scrollLeft, top: graphBox.scrollTop };
+    graphBox.classList.add("panning");
+  });
+  window.addEventListener("mousemove", function (event) {
+    if (!drag) return;
+    graphBox.scrollLeft = drag.left - (event.clientX - drag.x);
+    graphBox.scrollTop = drag.top - (event.clientY - drag.y);
+  });
+  window.addEventListener("mouseup", function () { drag = null; graphBox.classList.remove("panning"); });
   document.getElementById("resume").addEventListener("click", function () { act("POST", base + "/resume", {}, "resume"); });
   document.getElementById("answer-form").addEventListener("submit", function (event) {
     event.preventDefault();

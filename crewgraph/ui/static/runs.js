@@ -10,7 +10,7 @@
       var link = cg.el("a", { href: "/view/" + encodeURIComponent(run.run_id), text: run.run_id.slice(0, 12) });
       var waiting = (run.pending || []).map(function (p) { return p.question; }).join("; ");
       body.appendChild(cg.el("tr", { "data-run": run.run_id }, [
-        cg.el("td", { "class": "id" }, [link]), cg.el("td", { text: run.name }), cg.el("td", { text: run.kind }),
+        cg.el("td", { "class": "id" }, [link]), cg.el("td", {}, run.demo_model ? [run.name + " ", cg.el("span", { "class": "demo", text: "demo model", title: "answered by the demo model (--llm fake), not a real one" })] : [run.name]), cg.el("td", { text: run.kind }),
         cg.el("td", {}, [cg.status(run.status)]), cg.el("td", { text: cg.seconds(run.duration_s) }),
         cg.el("td", { text: cg.tokens(run.tokens) }), cg.el("td", { text: cg.cost(run), title: run.cost }),
         cg.el("td", { text: cg.when(run.updated_at) }), cg.el("td", { text: waiting })

@@ -61,6 +61,20 @@ async def slow(seconds: float) -> str:
     return "finally"
 
 
+@server.tool()
+async def spawn_and_hang(pid_file: str) -> str:
+    """Start a child that leaves the session (a daemon), write its pid, then hang."""
+    import subprocess
+
+    import anyio
+
+    child = subprocess.Popen(["sleep", "120"], start_new_session=True)
+    with open(pid_file, "w", encoding="utf-8") as fh:
+        fh.write(str(child.pid))
+    await anyio.sleep(120)
+    return "never"
+
+
 def main() -> None:
     starts = os.environ.get("MCP_TEST_STARTS")
     if starts:

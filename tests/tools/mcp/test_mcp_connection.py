@@ -155,3 +155,28 @@ def test_configs_dump_to_json_with_their_filter_named() -> None:
     agent = Agent(role="r", goal="g", mcps=[MCPServerStdio(command="python", tool_filter=create_static_tool_filter(["a"]))])
     [dumped] = agent.model_dump(mode="json")["mcps"]
     assert dumped["command"] == "python" and dumped["tool_filter"].startswith("StaticToolFilter(")
+
+
+def test_a_hung_servers_children_do_not_outlive_the_session(stdio_server: MCPServerStdio, tmp_path: Path) -> None:
+    """The server starts a child that leaves its session and then hangs: after the timeout the
+    session is closed, and neither the server nor its child is left running."""
+    from crewgraph.tools.mcp import MCPConnection
+
+    pid_file = tmp_path / "child.pid"
+
+    async def scenario() -> None:
+        conn = await MCPConnection(stdio_server.model_copy(update={"call_timeout": 1.0})).start()
+        try:
+            with pytest.raises(MCPServerError, match="call_timeout"):
+                await conn.call_tool("spawn_and_hang", {"pid_file": str(pid_file)})
+        finally:
+            await conn.aclose()
+
+    for _ in range(2):
+        pid_file.unlink(missing_ok=True)
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+        child = int(pid_file.read_text())
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child), "the server's child outlived the session"

@@ -1,5 +1,5 @@
-"""CrewAI's import path ``crewai.agents.agent_adapters.langgraph.langgraph_tool_adapter``: a thin re-export (the code is in :mod:`crewgraph.adapters`)."""
+"""CrewAI's import path ``crewai.agents.agent_adapters.langgraph.langgraph_tool_adapter`` (names: crewgraph._internal.crewai_paths)."""
 
-from crewgraph.adapters.langgraph_adapter import LangGraphToolAdapter
+from crewgraph._internal.facade import facade
 
-__all__ = ["LangGraphToolAdapter"]
+__all__, __getattr__, __dir__ = facade(__name__)

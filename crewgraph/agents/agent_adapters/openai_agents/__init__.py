@@ -1,1 +1,5 @@
-"""CrewAI's import path ``crewai.agents.agent_adapters.openai_agents``: a thin re-export (the code is in :mod:`crewgraph.adapters`)."""
+"""CrewAI's import path ``crewai.agents.agent_adapters.openai_agents`` (names: crewgraph._internal.crewai_paths)."""
+
+from crewgraph._internal.facade import facade
+
+__all__, __getattr__, __dir__ = facade(__name__)
