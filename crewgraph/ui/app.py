@@ -341,7 +341,7 @@ def _logged(request: Request, status: int, message: str) -> str:
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
     _logged(request, exc.status, exc.message)
-    return JSONResponse(exc.to_json(), status_code=exc.status)
+    return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers or None)
 
 
 async def _user_error(request: Request, exc: Exception) -> Response:

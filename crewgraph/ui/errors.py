@@ -33,8 +33,10 @@ def public_message(text: str) -> str:
 class ApiError(Exception):
     """``status`` is the HTTP status; ``field`` names the part of the request that is wrong."""
 
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+    def __init__(self, status: int, message: str, field: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
+        self.headers = dict(headers or {})
         self.status = status
         self.message = message
         self.field = field

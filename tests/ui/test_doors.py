@@ -132,3 +132,39 @@ def test_public_message_cuts_only_real_absolute_paths(tmp_path: Path) -> None:
     assert str(tmp_path) not in cut and "flow store flows.db failed" in cut
     assert "http://example.org/a/b" in cut and "/runs/abc/graph.svg" in cut and "a/b.txt" in cut
     assert public_message("C:\\Users\\me\\crew\\checkpoints.db is locked") == "checkpoints.db is locked"
+
+
+def test_many_simultaneous_kickoffs_are_answered_at_once(server: str, project: Any) -> None:
+    """60 kickoffs at once while every run waits in its tool: each gets 202 (running or queued) or
+    429 with Retry-After within seconds, and reading the runs stays fast meanwhile."""
+    import sys
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    module = sys.modules[project.crew.split(":")[0]]  # loaded when the server registered it
+    gate = threading.Event()
+    module.GATE = gate  # the runs wait in their tool (at most 10 s each) until the test lets them go
+    try:
+        with httpx.Client(base_url=server, timeout=10, limits=httpx.Limits(max_connections=80)) as http:
+            def post(_: int) -> tuple[int, str | None, float]:
+                began = time.monotonic()
+                reply = http.post("/kickoff", json=_KICKOFF)
+                return reply.status_code, reply.headers.get("retry-after"), time.monotonic() - began
+
+            with ThreadPoolExecutor(60) as pool:
+                futures = [pool.submit(post, i) for i in range(60)]
+                time.sleep(0.3)
+                began = time.monotonic()
+                listed = http.get("/runs?limit=1000")
+                read_s = time.monotonic() - began
+                replies = [f.result(timeout=20) for f in futures]
+        statuses = [status for status, _, _ in replies]
+        assert set(statuses) <= {202, 429}, statuses
+        assert statuses.count(202) == 4 + 32 and statuses.count(429) == 60 - 36, statuses
+        assert all(after == "5" for status, after, _ in replies if status == 429)
+        assert max(took for _, _, took in replies) < 8, replies
+        assert listed.status_code == 200 and read_s < 3, read_s
+    finally:
+        gate.set()
+        module.GATE = None
