@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,9 @@ from typing import Any
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
 from crewgraph.ui._trace import RunTrace
+from crewgraph.ui.errors import public_message
+
+_log = logging.getLogger("crewgraph.ui")
 
 __all__ = ["Job", "LiveRuns"]
 
@@ -142,7 +146,9 @@ class LiveRuns:
             _outcome(job, fn())
         except BaseException as exc:
             job.status = "failed"
-            job.error = _describe(exc)
+            full = _describe(exc)
+            _log.warning("job %s (%s %s) failed: %s", job.id, job.action, job.target, full)
+            job.error = public_message(full)  # what pages see: no absolute paths of this machine
             job.run_id = job.run_id or getattr(exc, "run_id", None)
             job.run_graph = getattr(exc, "run_graph", None)
         finally:
