@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crewgraph._internal.lazy import lazy_getattr
+from crewgraph._internal.facade import facade_getattr
 
 if TYPE_CHECKING:
     from crewgraph.checkpoint import CheckpointConfig
@@ -23,9 +23,11 @@ if TYPE_CHECKING:
     )
     from crewgraph.flow import Flow
     from crewgraph.graph import ExecutionGraph
+    from crewgraph.knowledge import Knowledge
     from crewgraph.llm import LLM, BaseLLM
     from crewgraph.memory import Memory, MemoryScope, MemorySlice
     from crewgraph.outputs import CrewOutput, TaskOutput, UsageMetrics
+    from crewgraph.project import CrewBase
     from crewgraph.spec import Agent, Process, Task
     from crewgraph.streaming import CrewStreamingOutput, StreamChunk, StreamChunkType
 
@@ -64,12 +66,14 @@ __all__ = [
     "CheckpointConfig",
     "CompileError",
     "Crew",
+    "CrewBase",
     "CrewGraphError",
     "CrewOutput",
     "CrewStreamingOutput",
     "ExecutionGraph",
     "Flow",
     "GuardrailError",
+    "Knowledge",
     "LLMError",
     "Memory",
     "MemoryScope",
@@ -84,7 +88,8 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(__name__, _EXPORTS)
+# CrewAI's top-level names that live elsewhere (CrewBase, Knowledge) come from the path table.
+__getattr__ = facade_getattr(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

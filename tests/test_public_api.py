@@ -12,8 +12,8 @@ import pytest
 import crewgraph
 
 EXPECTED = [
-    "LLM", "Agent", "BaseLLM", "CheckpointConfig", "CompileError", "Crew", "CrewGraphError", "CrewOutput",
-    "CrewStreamingOutput", "ExecutionGraph", "Flow", "GuardrailError", "LLMError", "Memory", "MemoryScope",
+    "LLM", "Agent", "BaseLLM", "CheckpointConfig", "CompileError", "Crew", "CrewBase", "CrewGraphError", "CrewOutput",
+    "CrewStreamingOutput", "ExecutionGraph", "Flow", "GuardrailError", "Knowledge", "LLMError", "Memory", "MemoryScope",
     "MemorySlice", "Process", "StreamChunk", "StreamChunkType", "Task", "TaskOutput", "ToolExecutionFailedError",
     "UsageMetrics",
 ]

@@ -38,6 +38,8 @@ _TRAINING_FILES = "crewgraph._internal.training_files"
 _ADAPTERS = "crewgraph.adapters"
 
 PATHS: dict[str, dict[str, str]] = {
+    # the top level: CrewAI's names beside crewgraph's own (crewgraph/__init__.py)
+    "crewgraph": {"CrewBase": "crewgraph.project", "Knowledge": "crewgraph.knowledge"},
     # agents, tasks, crews
     "crewgraph.agent": {"Agent": "crewgraph.spec.agent", "CrewTrainingHandler": _TRAINING_FILES},
     # agents of other frameworks (crewgraph.adapters)
@@ -70,6 +72,7 @@ PATHS: dict[str, dict[str, str]] = {
         "OpenAIConverterAdapter": f"{_ADAPTERS}.openai_adapter",
     },
     "crewgraph.agents": {"BaseAgent": "crewgraph.spec.base_agent"},
+    "crewgraph.agents.tools": {"tool": "crewgraph.tools.function_tool"},
     "crewgraph.agents.agent_builder": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.agents.agent_builder.base_agent": {"BaseAgent": "crewgraph.spec.base_agent"},
     "crewgraph.task": {"Task": "crewgraph.spec.task", "BaseAgent": "crewgraph.spec.base_agent"},

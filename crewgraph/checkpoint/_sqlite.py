@@ -61,11 +61,11 @@ CREATE INDEX IF NOT EXISTS node_outputs_by_node ON node_outputs (run_id, node_id
 
 
 def corrupt_error(path: Path | str, exc: BaseException) -> CheckpointError:
-    """The error for a file SQLite cannot use, naming the file and the way out."""
-    return CheckpointError(
-        f"checkpoint database {str(path)!r} is unreadable or corrupt ({exc}). "
-        "Move it aside or delete it to start with an empty checkpoint store."
-    )
+    """The error for a file SQLite cannot use, naming the file and the way out: a full disk, an
+    I/O error and a permission problem are told apart from a damaged file (see store_errors)."""
+    from crewgraph._internal.store_errors import store_problem
+
+    return CheckpointError(store_problem("checkpoint database", path, exc))
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -168,7 +168,10 @@ class SQLiteTransactions:
                 try:
                     yield conn
                 except BaseException:
-                    conn.execute("ROLLBACK")
+                    # SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR):
+                    # a second ROLLBACK would fail and hide the error that says what happened.
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -182,10 +185,4 @@ class SQLiteTransactions:
         return self._conn
 
     def _translate(self, exc: sqlite3.Error) -> CheckpointError:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            return CheckpointError(
-                f"checkpoint database {str(self.path)!r} stayed locked by another process: {exc}"
-            )
-        if isinstance(exc, sqlite3.DatabaseError):
-            return corrupt_error(self.path, exc)
-        return CheckpointError(f"checkpoint database {str(self.path)!r}: {exc}")
+        return corrupt_error(self.path, exc)

@@ -18,7 +18,7 @@ import typer
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._llm import apply_llm, demo_llm
-from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, TargetArg
+from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, QuietOpt, TargetArg
 from crewgraph.cli._target import Target, load_target
 
 __all__ = ["log_tasks_outputs", "test", "train"]
@@ -42,6 +42,7 @@ def train(
     target: TargetArg = None,
     inputs: InputsOpt = None,
     llm: LlmOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Train the crew: run it N times, reviewing every task's answer on the terminal.
 
@@ -64,8 +65,9 @@ def train(
         crew.train(n_iterations=n_iterations, filename=filename, inputs=data)
 
     _in_project(target, "train", (str(n_iterations), filename), inputs, prepare, run,
-                f"Training for {n_iterations} iteration(s)")
-    typer.echo(f"Training complete: {filename}", err=True)
+                f"Training for {n_iterations} iteration(s)", quiet=quiet)
+    if not quiet:
+        typer.echo(f"Training complete: {filename}", err=True)
 
 
 @guarded
@@ -78,6 +80,7 @@ def test(
     inputs: InputsOpt = None,
     llm: LlmOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Test the crew: run it N times and have MODEL score every task 1-10 (a table at the end)."""
     import contextlib
@@ -96,7 +99,7 @@ def test(
     table_to = contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext()
     with table_to:
         _in_project(target, "test", (str(n_iterations), model), inputs, prepare, run,
-                    f"Testing for {n_iterations} iteration(s) with {model}", results)
+                    f"Testing for {n_iterations} iteration(s) with {model}", results, quiet=quiet)
     if as_json and results:
         import json
 
@@ -108,9 +111,15 @@ def test(
 def _in_project(
     target: str | None, script: str, args: tuple[str, str], inputs: list[str] | None,
     prepare: Callable[[Any], None], run: Callable[[Any, dict[str, Any]], None], what: str,
-    results: list[Any] | None = None,
+    results: list[Any] | None = None, *, quiet: bool = False,
 ) -> None:
-    """Run ``run(crew, inputs)`` on the crew the command means (see the module docstring)."""
+    """Run ``run(crew, inputs)`` on the crew the command means (see the module docstring);
+    ``quiet`` leaves out the line saying which crew runs."""
+
+    def say(line: str) -> None:
+        if not quiet:
+            typer.echo(line, err=True)
+
     from pathlib import Path
 
     from crewgraph.cli._project_entry import argv, each_crew, project_crew, project_function
@@ -124,19 +133,19 @@ def _in_project(
                 found_fn = project_function(cwd, script)
                 if found_fn is not None:  # CrewAI's main.py train()/test(): they read sys.argv
                     func, source = found_fn
-                    typer.echo(f"{what}: {source}", err=True)
+                    say(f"{what}: {source}")
                     with argv(script, *args), each_crew(prepare, overrides, results if results is not None else []):
                         func()
                     return
                 captured = project_crew(cwd)
                 if captured is not None:
                     prepare(captured.crew)
-                    typer.echo(f"{what}: the crew {captured.source} kicks off", err=True)
+                    say(f"{what}: the crew {captured.source} kicks off")
                     run(captured.crew, {**captured.inputs, **overrides})
                     return
         found = _crew(target)
         prepare(found.obj)
-        typer.echo(f"{what}: crew {found.name!r}", err=True)
+        say(f"{what}: crew {found.name!r}")
         run(found.obj, {**found.default_inputs, **overrides})
     except ValueError as exc:
         raise UserError(f"{script} failed: {exc}") from exc
@@ -147,6 +156,7 @@ def log_tasks_outputs(
     target: TargetArg = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Show the task outputs of the crew's latest kickoff (checkpointed), with their task ids."""
     from crewgraph.cli._kickoff import configure_checkpoint
@@ -180,7 +190,8 @@ def log_tasks_outputs(
 
         typer.echo(json.dumps({"run_id": latest.run_id, "tasks": rows}, indent=2))
         return
-    typer.echo(f"Run {latest.run_id} ({latest.status})")
+    if not quiet:
+        typer.echo(f"Run {latest.run_id} ({latest.status})")
     for row in rows:
         typer.echo(f"Task {row['task_index']}: {row['task_id']}")
         typer.echo(f"Name: {row['name']}")

@@ -175,11 +175,19 @@ class SQLiteFlowPersistence(FlowPersistence):
         """A connection for one operation: committed on success, always closed."""
         import sqlite3
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=30)
+        from crewgraph._internal.store_errors import store_problem
+        from crewgraph.errors import CheckpointError
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), timeout=30)
+        except (OSError, sqlite3.Error) as exc:
+            raise CheckpointError(store_problem("flow state database", path, exc)) from exc
         try:
             with conn:
                 yield conn
+        except sqlite3.Error as exc:  # full disk, I/O error, damaged file: each said as what it is
+            raise CheckpointError(store_problem("flow state database", path, exc)) from exc
         finally:
             conn.close()
 

@@ -288,6 +288,9 @@ def _emit_retry(emit: Callable[[Any], None], *, model: str, attempt: int, wait: 
                 max_attempts: int | None = None, status_code: int | None = None) -> None:
     from crewgraph.events.llm_events import LLMCallRetryEvent
 
+    wants = getattr(emit, "wants", None)  # a node's emitter: build the event only for a listener
+    if wants is not None and not wants(LLMCallRetryEvent):
+        return
     try:
         emit(LLMCallRetryEvent(model=model, attempt=attempt, wait_seconds=wait, error=error,
                                max_attempts=max_attempts, status_code=status_code))

@@ -90,14 +90,16 @@ async def call_llm(
             iterations=iterations, run_id=ctx.run_id, node_id=ctx.node_id, attempt=ctx.attempt,
         )
         await run_before_llm_call_hooks(hook_context, ctx.state.extras, where or "")
-    ctx.emit(
-        LLMCallStartedEvent(
-            model=llm.model,
-            messages=messages,
-            tools=[t.name for t in tools or ()],
-            response_model=response_model.__name__ if response_model else None,
-        )
-    )
+    # An event is built only for a bus listener; the run graph's tracer, if that is all
+    # there is, gets the call recorded directly (an event costs ~12 us to build and emit).
+    tracer = getattr(ctx.emit, "llm_tracer", None)
+    listens = getattr(ctx.emit, "listens", ctx.wants)
+    tool_names = [t.name for t in tools or ()]
+    model_name = response_model.__name__ if response_model else None
+    if listens(LLMCallStartedEvent):
+        ctx.emit(LLMCallStartedEvent(model=llm.model, messages=messages, tools=tool_names, response_model=model_name))
+    elif tracer is not None:
+        tracer.started(ctx.node_id, llm.model, tool_names, model_name)
     start = time.perf_counter()
     streaming = stream is not None and response_model is None
     extra: dict[str, Any] = dict(options or {})
@@ -107,7 +109,11 @@ async def call_llm(
         reply = await invoke(llm, messages, tools=tools or None, response_model=response_model, emit=ctx.emit,
                              from_task=task, from_agent=agent, **extra)
     except Exception as exc:
-        ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=getattr(exc, "status_code", None)))
+        status_code = getattr(exc, "status_code", None)
+        if listens(LLMCallFailedEvent):
+            ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=status_code))
+        elif tracer is not None:
+            tracer.failed(ctx.node_id, str(exc), status_code)
         if isinstance(exc, LLMError):
             _locate(exc, where)
         raise
@@ -116,18 +122,26 @@ async def call_llm(
         reply = await _after_hooks(ctx, hook_context, reply)
     if streaming and stream is not None:
         stream.finish(reply)
-    ctx.emit(
-        LLMCallCompletedEvent(
-            model=llm.model,
-            response=reply.content if reply.parsed is None else reply.parsed.model_dump_json(),
-            tool_calls=[c.name for c in reply.tool_calls],
-            prompt_tokens=reply.usage.prompt_tokens,
-            completion_tokens=reply.usage.completion_tokens,
-            total_tokens=reply.usage.total_tokens,
-            duration_ms=(time.perf_counter() - start) * 1000,
-            finish_reason=reply.finish_reason,
+    if listens(LLMCallCompletedEvent):
+        ctx.emit(
+            LLMCallCompletedEvent(
+                model=llm.model,
+                response=reply.content if reply.parsed is None else reply.parsed.model_dump_json(),
+                tool_calls=[c.name for c in reply.tool_calls],
+                prompt_tokens=reply.usage.prompt_tokens,
+                completion_tokens=reply.usage.completion_tokens,
+                total_tokens=reply.usage.total_tokens,
+                duration_ms=(time.perf_counter() - start) * 1000,
+                finish_reason=reply.finish_reason,
+            )
         )
-    )
+    elif tracer is not None:
+        usage = reply.usage
+        tracer.completed(
+            ctx.node_id, llm.model, duration_ms=(time.perf_counter() - start) * 1000,
+            prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+            total_tokens=usage.total_tokens, tool_calls=[c.name for c in reply.tool_calls],
+        )
     return reply
 
 

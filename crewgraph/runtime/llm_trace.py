@@ -9,9 +9,13 @@ node), numbered across the node's retries so a retried call stays visible.
 
 Tokens stay on the parent node's usage (that is what the run totals add up);
 the child carries them in its label and ``info`` only, so nothing is counted
-twice. The tracer listens on the event bus, so it covers every node kind that
-calls a model through ``call_llm`` (agent steps, convert, guardrail judges,
-planning, managers) without those nodes knowing about it.
+twice. The tracer is fed by each node's emitter (``ctx.emit``), so it covers
+every node kind that calls a model through ``call_llm`` (agent steps, convert,
+guardrail judges, planning, managers). It is not a bus listener: when no one
+listens on the bus, ``call_llm`` records the call here directly and builds no
+event object (events cost ~12 us each); when someone does, the event it builds
+feeds both. Events of a step that ran on a remote worker come back to the
+driver's emitter and are recorded from there.
 
 Transport retries (a 429 or 5xx the client retried with backoff) happen inside
 one call; they are counted on that call's record (``attempts``, so the graph
@@ -26,7 +30,8 @@ from collections import deque
 from types import TracebackType
 from typing import Any
 
-from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
+from crewgraph.events.base import BaseEvent
+from crewgraph.events.bus import CrewGraphEventsBus
 from crewgraph.events.llm_events import (
     LLMCallCompletedEvent,
     LLMCallFailedEvent,
@@ -35,113 +40,138 @@ from crewgraph.events.llm_events import (
 )
 from crewgraph.graph.run_record import RunRecord
 
-__all__ = ["LLM_KIND", "LLMCallTracer"]
+__all__ = ["LLM_KIND", "TRACED_EVENTS", "LLMCallTracer"]
 
 LLM_KIND = "llm"
 
+TRACED_EVENTS: tuple[type[BaseEvent], ...] = (
+    LLMCallStartedEvent,
+    LLMCallCompletedEvent,
+    LLMCallFailedEvent,
+    LLMCallRetryEvent,
+)
+"""The event kinds the tracer records (the node's emitter ``wants`` them while it is active)."""
+
 
 class LLMCallTracer:
-    """Context manager: while active, LLM events of ``scheduler``'s run become child records.
+    """Context manager: while active, the LLM calls of ``scheduler``'s nodes become child records.
 
-    Only events stamped with the scheduler's run id, emitted on behalf of
-    ``source`` (the crew) and attributed to one of its nodes are taken, so
-    concurrent runs and an enclosing flow sharing the run id do not mix in.
+    It is no bus listener: it hangs itself on the scheduler (``scheduler.llm_tracer``), and
+    a node's emitter hands it the calls of that node, so only this run's nodes are recorded
+    (concurrent runs and an enclosing flow sharing the run id do not mix in) and, when no
+    one else listens, no event object is built for it at all. ``source`` and ``bus`` are
+    accepted for callers of the former, listening form; they are not used.
     """
 
     def __init__(self, scheduler: Any, source: Any = None, bus: CrewGraphEventsBus | None = None) -> None:
         self.scheduler = scheduler
-        self.source = source if source is not None else scheduler.source
-        self.bus = bus or crewgraph_event_bus
         self._in_flight: dict[str, deque[RunRecord]] = {}
         self._counts: dict[str, int] = {}
+        self._previous: Any = None
 
     def __enter__(self) -> LLMCallTracer:
-        self.bus.register_handler(LLMCallStartedEvent, self._started, inline=True)
-        self.bus.register_handler(LLMCallCompletedEvent, self._completed, inline=True)
-        self.bus.register_handler(LLMCallFailedEvent, self._failed, inline=True)
-        self.bus.register_handler(LLMCallRetryEvent, self._retried, inline=True)
+        self._previous = getattr(self.scheduler, "llm_tracer", None)
+        self.scheduler.llm_tracer = self
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.bus.off(LLMCallStartedEvent, self._started)
-        self.bus.off(LLMCallCompletedEvent, self._completed)
-        self.bus.off(LLMCallFailedEvent, self._failed)
-        self.bus.off(LLMCallRetryEvent, self._retried)
+        self.scheduler.llm_tracer = self._previous
         for pending in self._in_flight.values():
             for rec in pending:
                 rec.status = "cancelled"
         self._in_flight.clear()
 
-    # ------------------------------------------------------------------ handlers
-    def _owner(self, source: Any, event: Any) -> str | None:
-        node_id = event.node_id
-        if source is not self.source or event.run_id != self.scheduler.run_id or node_id is None:
-            return None
-        return node_id if node_id in self.scheduler.records else None
+    # ------------------------------------------------------------------ events
+    @staticmethod
+    def traces(event_type: type[BaseEvent]) -> bool:
+        """Whether events of this type feed the tracer."""
+        return issubclass(event_type, TRACED_EVENTS)
 
-    def _started(self, source: Any, event: LLMCallStartedEvent) -> None:
-        node_id = self._owner(source, event)
-        if node_id is None:
+    def take(self, node_id: str, event: BaseEvent) -> None:
+        """Record ``event`` (emitted by node ``node_id``) if it is an LLM call's; other events
+        are ignored. This is the path of events that were built anyway: a listener wants
+        them, or they come back from a remote worker."""
+        if isinstance(event, LLMCallStartedEvent):
+            self.started(node_id, event.model, event.tools, event.response_model)
+        elif isinstance(event, LLMCallCompletedEvent):
+            self.completed(
+                node_id, event.model, duration_ms=event.duration_ms, prompt_tokens=event.prompt_tokens,
+                completion_tokens=event.completion_tokens, total_tokens=event.total_tokens,
+                tool_calls=event.tool_calls,
+            )
+        elif isinstance(event, LLMCallFailedEvent):
+            self.failed(node_id, event.error, event.status_code)
+        elif isinstance(event, LLMCallRetryEvent):
+            self.retried(node_id, event.error)
+
+    # ------------------------------------------------------------------ direct records
+    def started(self, node_id: str, model: str, tools: list[str], response_model: str | None) -> None:
+        """A call of node ``node_id`` began."""
+        parent = self.scheduler.records.get(node_id)
+        if parent is None:
             return
         n = self._counts.get(node_id, 0) + 1
         self._counts[node_id] = n
         rec = RunRecord(
             node_id=f"{node_id}.llm{n}",
             kind=LLM_KIND,
-            label=f"LLM · {event.model}",
+            label=f"LLM · {model}",
             status="running",
             parent=node_id,
             started_at=time.time(),
             attempts=1,
-            info={"model": event.model, "tools": list(event.tools), "response_model": event.response_model},
+            info={"model": model, "tools": list(tools), "response_model": response_model},
         )
         self.scheduler.records[rec.node_id] = rec
         self._in_flight.setdefault(node_id, deque()).append(rec)
-        self.scheduler.records[node_id].info["llm_calls"] = n
+        parent.info["llm_calls"] = n
 
-    def _pop(self, source: Any, event: Any) -> RunRecord | None:
-        node_id = self._owner(source, event)
-        pending = self._in_flight.get(node_id) if node_id is not None else None
+    def _pop(self, node_id: str) -> RunRecord | None:
+        pending = self._in_flight.get(node_id)
         if not pending:
             return None
         rec = pending.popleft()
         rec.duration_ms = (time.time() - (rec.started_at or time.time())) * 1000
         return rec
 
-    def _completed(self, source: Any, event: LLMCallCompletedEvent) -> None:
-        rec = self._pop(source, event)
+    def completed(
+        self, node_id: str, model: str, *, duration_ms: float | None, prompt_tokens: int,
+        completion_tokens: int, total_tokens: int, tool_calls: list[str],
+    ) -> None:
+        """The oldest call in flight of node ``node_id`` answered."""
+        rec = self._pop(node_id)
         if rec is None:
             return
         rec.status = "completed"
         rec.executions = 1
-        rec.duration_ms = event.duration_ms or rec.duration_ms
-        rec.label = f"LLM · {event.model} · {event.total_tokens} tok"
+        rec.duration_ms = duration_ms or rec.duration_ms
+        rec.label = f"LLM · {model} · {total_tokens} tok"
         rec.info.update(
-            prompt_tokens=event.prompt_tokens,
-            completion_tokens=event.completion_tokens,
-            total_tokens=event.total_tokens,
-            tool_calls=list(event.tool_calls),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=total_tokens,
+            tool_calls=list(tool_calls),
         )
 
-    def _failed(self, source: Any, event: LLMCallFailedEvent) -> None:
-        rec = self._pop(source, event)
+    def failed(self, node_id: str, error: str, status_code: int | None) -> None:
+        """The oldest call in flight of node ``node_id`` failed."""
+        rec = self._pop(node_id)
         if rec is None:
             return
         rec.status = "failed"
         rec.executions = 1  # one call that failed, not a retry
-        rec.error = event.error
-        if event.status_code is not None:
-            rec.info["status_code"] = event.status_code
+        rec.error = error
+        if status_code is not None:
+            rec.info["status_code"] = status_code
 
-    def _retried(self, source: Any, event: LLMCallRetryEvent) -> None:
+    def retried(self, node_id: str, error: str) -> None:
         """The client is about to retry the oldest call in flight for this node (a node makes
         its model calls one after the other, so that is the call being retried)."""
-        node_id = self._owner(source, event)
-        pending = self._in_flight.get(node_id) if node_id is not None else None
+        pending = self._in_flight.get(node_id)
         if not pending:
             return
         rec = pending[0]
         rec.attempts += 1
-        rec.info.setdefault("retry_errors", []).append(event.error)
+        rec.info.setdefault("retry_errors", []).append(error)

@@ -176,10 +176,16 @@ class Scheduler:
         self.paused: dict[str, dict[str, Any]] = {}
         self.executor = executor
         self._step: Any = None
+        self.llm_tracer: Any = None
+        """The run graph's LLM call recorder (a ``runtime.llm_trace.LLMCallTracer``) while active."""
 
     # ------------------------------------------------------------------ events
     def emit(self, event: BaseEvent, node: Node | None = None) -> None:
-        """Publish an event stamped with this run (and node) id."""
+        """Publish an event stamped with this run (and node) id (and give a node's LLM call
+        events to the run graph's tracer, when one is active)."""
+        tracer = self.llm_tracer
+        if tracer is not None and node is not None:
+            tracer.take(event.node_id or node.id, event)
         if not self.bus.has_handlers(type(event)):
             return  # nobody listens: skip the (pydantic) stamping
         if event.run_id is None:
@@ -568,7 +574,22 @@ class _NodeEmitter:
         self._scheduler.emit(event, self._node)
 
     def wants(self, event_type: type[BaseEvent]) -> bool:
+        """Whether an event of this type reaches anyone: a bus handler or the run graph's tracer."""
+        scheduler = self._scheduler
+        if scheduler.bus.has_handlers(event_type):
+            return True
+        tracer = scheduler.llm_tracer
+        return tracer is not None and bool(tracer.traces(event_type))
+
+    def listens(self, event_type: type[BaseEvent]) -> bool:
+        """Whether a bus handler takes events of this type (the tracer aside)."""
         return self._scheduler.bus.has_handlers(event_type)
+
+    @property
+    def llm_tracer(self) -> Any:
+        """The run graph's LLM call recorder, or None: ``call_llm`` records there directly
+        when no bus handler wants the event."""
+        return self._scheduler.llm_tracer
 
 
 def _preview(output: Any, limit: int = 200) -> str | None:
