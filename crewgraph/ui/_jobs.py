@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -28,6 +29,9 @@ from typing import Any
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
 from crewgraph.ui._trace import RunTrace
+from crewgraph.ui.errors import ApiError, public_message
+
+_log = logging.getLogger("crewgraph.ui")
 
 __all__ = ["Job", "LiveRuns"]
 
@@ -96,8 +100,10 @@ def _outcome(job: Job, result: Any) -> None:
 class LiveRuns:
     """The jobs, the traces of their runs and the subscribers of each run's event stream."""
 
-    def __init__(self, max_jobs: int = 4, bus: CrewGraphEventsBus | None = None) -> None:
+    def __init__(self, max_jobs: int = 4, bus: CrewGraphEventsBus | None = None, max_waiting: int = 32) -> None:
         self.bus = bus or crewgraph_event_bus
+        self.max_jobs = max(1, max_jobs)
+        self.max_waiting = max(0, max_waiting)
         self.jobs: dict[str, Job] = {}
         self.by_run: dict[str, Job] = {}
         self.traces: dict[str, RunTrace] = {}
@@ -124,15 +130,26 @@ class LiveRuns:
     def submit(self, action: str, target: str | None, fn: Callable[[], Any], run_id: str | None = None,
                wait: float = 10.0, graph_of: Callable[[], Any] | None = None) -> Job:
         """Run ``fn`` in a worker thread; return once its run id is known (or it ended), at most
-        ``wait`` seconds later (a queued job is returned with ``status="queued"``)."""
-        job = Job(id=f"job{next(self._ids)}", action=action, target=target, run_id=run_id, graph_of=graph_of)
+        ``wait`` seconds later (a queued job is returned with ``status="queued"``).
+
+        When every worker is busy the job is queued and returned at once (no request thread
+        waits on it, so the API stays responsive); when ``max_waiting`` jobs already queue,
+        :class:`ApiError` 429 (with ``Retry-After``) refuses it."""
         with self._lock:
+            unfinished = sum(1 for j in self.jobs.values() if not j.done.is_set())
+            if unfinished >= self.max_jobs + self.max_waiting:
+                raise ApiError(429, f"{unfinished} jobs are running or queued (at most {self.max_jobs} run at once "
+                               f"and {self.max_waiting} wait); retry later", "queue",
+                               headers={"Retry-After": "5"})
+            busy = unfinished >= self.max_jobs
+            job = Job(id=f"job{next(self._ids)}", action=action, target=target, run_id=run_id, graph_of=graph_of)
             self.jobs[job.id] = job
             if run_id is not None:
                 self._bind(job, run_id)
         context = contextvars.copy_context()
         self._pool.submit(context.run, self._work, job, fn)
-        job.ready.wait(wait)
+        if not busy:
+            job.ready.wait(wait)
         return job
 
     def _work(self, job: Job, fn: Callable[[], Any]) -> None:
@@ -142,7 +159,9 @@ class LiveRuns:
             _outcome(job, fn())
         except BaseException as exc:
             job.status = "failed"
-            job.error = _describe(exc)
+            full = _describe(exc)
+            _log.warning("job %s (%s %s) failed: %s", job.id, job.action, job.target, full)
+            job.error = public_message(full)  # what pages see: no absolute paths of this machine
             job.run_id = job.run_id or getattr(exc, "run_id", None)
             job.run_graph = getattr(exc, "run_graph", None)
         finally:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,13 @@ from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, render_
 from crewgraph.ui._jobs import LiveRuns
 from crewgraph.ui._runs import crew_runs, find_run, flow_runs, job_summary, node_output
 from crewgraph.ui._targets import Registry
-from crewgraph.ui.errors import ApiError
+from crewgraph.ui.errors import ApiError, public_message
 from crewgraph.ui.settings import UISettings
 
 __all__ = ["STATIC_DIR", "build_app"]
 
 STATIC_DIR = Path(__file__).parent / "static"
+_log = logging.getLogger("crewgraph.ui")
 _POLL_S = 1.0
 _KEEPALIVE_S = 15.0
 _FINAL = frozenset({"completed", "failed", "cancelled", "paused"})
@@ -330,26 +332,35 @@ def _page(name: str) -> Any:
     return endpoint
 
 
+def _logged(request: Request, status: int, message: str) -> str:
+    """Log the full message (paths included) for the operator; return what the browser may see."""
+    (_log.error if status >= 500 else _log.info)("%s %s -> %d: %s", request.method, request.url.path, status, message)
+    return public_message(message)
+
+
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return JSONResponse(exc.to_json(), status_code=exc.status)
+    _logged(request, exc.status, exc.message)
+    return JSONResponse(exc.to_json(), status_code=exc.status, headers=exc.headers or None)
 
 
 async def _user_error(request: Request, exc: Exception) -> Response:
     from crewgraph.cli._errors import describe
 
-    return JSONResponse({"error": {"message": describe(exc), "field": None}}, status_code=400)
+    message = _logged(request, 400, describe(exc))
+    return JSONResponse({"error": {"message": message, "field": None}}, status_code=400)
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
     from crewgraph.cli._errors import describe
 
-    return JSONResponse({"error": {"message": f"internal error: {describe(exc)}", "field": None}}, status_code=500)
+    message = _logged(request, 500, f"internal error: {describe(exc)}")
+    return JSONResponse({"error": {"message": message, "field": None}}, status_code=500)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = int(getattr(exc, "status_code", 500))
-    detail = str(getattr(exc, "detail", "") or "error")
+    detail = public_message(str(getattr(exc, "detail", "") or "error"))
     return JSONResponse({"error": {"message": detail, "field": None}}, status_code=status)
 
 

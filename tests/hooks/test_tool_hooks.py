@@ -117,7 +117,11 @@ def test_after_hooks_rewrite_cached_results_too() -> None:
     assert callable(register)
     llm, _ = _run(FakeToolCall("lookup", {"name": "Ann"}), FakeToolCall("lookup", {"name": "Ann"}), cache=True)
     assert RAN == ["Ann"]
-    assert _tool_texts(llm) == ["ANN LIVES AT 1 MAIN ST, PHONE 555-0101"] * 2
+    first, second = _tool_texts(llm)
+    assert first == "ANN LIVES AT 1 MAIN ST, PHONE 555-0101"
+    # The repeat is answered from the first (already rewritten) result, with a reminder: the raw
+    # text never reaches the model.
+    assert second.startswith("You already called lookup") and first in second and "Ann lives" not in second
 
 
 def test_a_broken_tool_hook_fails_the_run_naming_it() -> None:

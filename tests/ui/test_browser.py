@@ -157,3 +157,63 @@ def test_the_graph_fits_beside_the_panel_and_zooms(server: str, browser: Any, tm
     shot = tmp_path / "fitted.png"
     assert browser.save_screenshot(str(shot))
     assert _png_is_not_blank(shot.read_bytes())
+
+
+def test_a_page_on_another_origin_cannot_start_runs(server: str, browser: Any, project: Any) -> None:
+    """A foreign page (another port is another origin) posts a form, a no-cors text fetch and
+    empty no-cors fetches at /kickoff and at /resume of a failed run: all refused, no job starts."""
+    import http.server
+    import threading
+
+    import httpx
+
+    project.flag.touch()  # the second task fails: a run the page could resume
+    failed = httpx.post(f"{server}/kickoff", json={"target": "democrew", "inputs": {"topic": "cats"}}, timeout=10)
+    assert failed.status_code == 202, failed.text
+    deadline = time.monotonic() + 15
+    while httpx.get(f"{server}/jobs/job1", timeout=5).json()["status"] in ("queued", "running"):
+        assert time.monotonic() < deadline, "the failing run did not end in 15 s"
+        time.sleep(0.05)
+    project.flag.unlink()
+    run_id = failed.json()["run_id"]
+    page = f"""<!doctype html><html><body>
+<form id="f" method="POST" action="{server}/kickoff" target="sink">
+<input name="target" value="democrew"><input name="topic" value="evil"></form>
+<iframe name="sink"></iframe>
+<script>
+fetch("{server}/kickoff", {{method: "POST", mode: "no-cors", body: "target=democrew",
+  headers: {{"Content-Type": "text/plain"}}}}).catch(function () {{}});
+fetch("{server}/kickoff", {{method: "POST", mode: "no-cors"}}).catch(function () {{}});
+fetch("{server}/runs/{run_id}/resume", {{method: "POST", mode: "no-cors"}}).catch(function () {{}});
+fetch("{server}/runs/{run_id}/resume", {{method: "POST", mode: "no-cors", body: "",
+  headers: {{"Content-Type": "text/plain"}}}}).catch(function () {{}});
+document.getElementById("f").submit();
+setTimeout(function () {{ document.title = "sent"; }}, 800);
+</script></body></html>""".encode()
+
+    class Foreign(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    foreign = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Foreign)
+    threading.Thread(target=foreign.serve_forever, daemon=True).start()
+    try:
+        before = len(httpx.get(f"{server}/runs", timeout=5).json()["runs"])
+        browser.get(f"http://127.0.0.1:{foreign.server_address[1]}/")
+        deadline = time.monotonic() + 10
+        while browser.title != "sent":
+            assert time.monotonic() < deadline, "the foreign page did not run its script"
+            time.sleep(0.05)
+        time.sleep(0.5)  # a started job would have a run id by now (202 waits for it)
+        assert httpx.get(f"{server}/jobs/job2", timeout=5).status_code == 404  # job1: the failed run
+        assert len(httpx.get(f"{server}/runs", timeout=5).json()["runs"]) == before
+    finally:
+        foreign.shutdown()
+        foreign.server_close()

@@ -3,6 +3,7 @@
 var cg = (function () {
   function api(method, path, body) {
     var options = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+    if (body === undefined && method !== "GET") { body = {}; }  // the server takes only JSON for changes
     if (body !== undefined) {
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(body);
