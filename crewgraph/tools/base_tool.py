@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import logging
 import threading
 import typing
@@ -57,14 +56,6 @@ class _ArgsSchemaPlaceholder(BaseModel):
 def _default_cache_function(_args: Any = None, _result: Any = None) -> bool:
     """Cache every successful result (CrewAI's default)."""
     return True
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, set | frozenset):
-        return sorted(value, key=str)
-    return str(value)
 
 
 def _no_text_form(value: Any) -> bool:
@@ -199,9 +190,9 @@ class BaseTool(BaseModel, ABC):
         """The text the model reads for ``raw_result``; override for Markdown or short text.
 
         Default: a :class:`ToolFailure` renders its message, pydantic results
-        and dicts/lists become JSON (a dict is first validated against
-        ``result_schema`` when there is one), UTF-8 bytes are decoded, anything
-        else ``str()``. A value with no text form (a generator, a function, an
+        become JSON, a dict with a ``result_schema`` is validated into it and
+        rendered as that model's JSON, UTF-8 bytes are decoded, anything else
+        (dicts and lists included) ``str()``, as CrewAI renders tool results. A value with no text form (a generator, a function, an
         object without ``__str__``/``__repr__``) or binary bytes raises
         ``TypeError``, so the call is recorded as a failure instead of the model
         reading ``<generator object ... at 0x...>``.
@@ -221,7 +212,7 @@ class BaseTool(BaseModel, ABC):
                 warnings.warn(message, UserWarning, stacklevel=2)
                 _log.warning(message)
         if isinstance(raw_result, dict | list | tuple):
-            return json.dumps(raw_result, ensure_ascii=False, default=_json_default)
+            return str(raw_result)  # CrewAI's rendering: str() of the value, so {'a': 1}
         if isinstance(raw_result, bytes | bytearray):
             try:
                 return bytes(raw_result).decode("utf-8")

@@ -7,7 +7,7 @@ and result formatting of the clients; nothing leaves 127.0.0.1.
 
 from __future__ import annotations
 
-import json
+import ast
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,7 +148,7 @@ def test_serper_sends_the_documented_request_and_trims_results(api: FakeHTTPServ
     assert [r["title"] for r in result["organic"]] == ["CrewGraph docs", "CrewGraph repo"]
     assert result["knowledgeGraph"]["title"] == "CrewGraph"
     assert result["peopleAlsoAsk"][0]["question"] == "What is CrewGraph?"
-    assert json.loads(tool.format_output_for_agent(result))["organic"][0]["link"] == "https://docs.example/crewgraph"
+    assert ast.literal_eval(tool.format_output_for_agent(result))["organic"][0]["link"] == "https://docs.example/crewgraph"
 
 
 def test_serper_news_and_save_file(api: FakeHTTPService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

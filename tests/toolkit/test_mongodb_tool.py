@@ -7,7 +7,7 @@ the way it reads the replies, against Atlas's documented semantics.
 
 from __future__ import annotations
 
-import json
+import ast
 from collections.abc import Iterator
 
 import pytest
@@ -50,7 +50,7 @@ def test_index_insert_and_search(mongod: FakeMongod) -> None:
     results = tool.run(query="how often is a failed payment retried?")
     assert results[0]["text"].startswith("The payment service") and results[0]["team"] == "payments"
     assert "embedding" not in results[0] and 0.5 < results[0]["score"] <= 1.0
-    assert json.loads(tool.format_output_for_agent(results))[0]["_id"] == ids[0]
+    assert ast.literal_eval(tool.format_output_for_agent(results))[0]["_id"] == ids[0]
     stages = next(c for c in reversed(mongod.commands) if "aggregate" in c)["pipeline"]
     assert stages[0]["$vectorSearch"]["numCandidates"] == 40 and stages[0]["$vectorSearch"]["limit"] == 4
     tool.close()

@@ -89,7 +89,7 @@ def test_nl2sql_reads_rows_as_dicts_on_mariadb(mysql_uri: str) -> None:
     assert tool.dialect == "mysql" and "mysql dialect" in tool.description
     rows = tool.run(sql_query="SELECT id, name FROM employees WHERE role = 'chef'")
     assert rows == [{"id": 2, "name": "Grace"}]
-    assert tool.format_output_for_agent(rows) == '[{"id": 2, "name": "Grace"}]'
+    assert tool.format_output_for_agent(rows) == "[{'id': 2, 'name': 'Grace'}]"  # str(), as CrewAI renders it
     refused = tool.run(sql_query="DELETE FROM employees")
     assert isinstance(refused, ToolFailure) and refused.code == "statement_refused" and "'DELETE'" in refused.message
     wrong = tool.run(sql_query="SELECT salary FROM employees")

@@ -128,6 +128,6 @@ def test_a_result_failing_its_schema_warns_and_the_raw_value_is_used() -> None:
     t = InventoryTool()
     with pytest.warns(UserWarning, match=r"tool 'Inventory': its result does not match its result_schema Inventory"):
         text = t.format_output_for_agent(t.run(sku="A"))
-    assert json.loads(text) == {"sku": "A", "quantity": "many"}
+    assert text == "{'sku': 'A', 'quantity': 'many'}"  # the raw value, rendered as CrewAI renders it
     good = t.format_output_for_agent({"sku": "A", "quantity": "3"})
     assert json.loads(good) == {"sku": "A", "quantity": 3}
