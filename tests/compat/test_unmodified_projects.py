@@ -8,8 +8,12 @@ turned back into CrewAI's), run in its own process on the demo model.
 from __future__ import annotations
 
 import json
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+# The helpers that run the ports live with the ports' own tests (tests/examples/_ports.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 from _ports import PORTS, SCRIPTS, copy_port, offline_env, run, to_crewai
 
