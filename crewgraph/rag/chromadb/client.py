@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from typing import Any
 
 from crewgraph.rag.chromadb.config import ChromaDBConfig, import_chromadb
+from crewgraph.rag.core.async_twins import ThreadedAsyncTwins
 
 __all__ = ["ChromaDBClient"]
 
 
-class ChromaDBClient:
+class ChromaDBClient(ThreadedAsyncTwins):
     """Collections of documents in ChromaDB (persistent or in memory, per ``settings``)."""
 
     def __init__(self, config: ChromaDBConfig | None = None, client: Any | None = None) -> None:
@@ -80,21 +80,3 @@ class ChromaDBClient:
 
     def reset(self) -> None:
         self.client.reset()
-
-    async def acreate_collection(self, **kwargs: Any) -> None:
-        await asyncio.to_thread(lambda: self.create_collection(**kwargs))
-
-    async def aget_or_create_collection(self, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(lambda: self.get_or_create_collection(**kwargs))
-
-    async def aadd_documents(self, **kwargs: Any) -> None:
-        await asyncio.to_thread(lambda: self.add_documents(**kwargs))
-
-    async def asearch(self, **kwargs: Any) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(lambda: self.search(**kwargs))
-
-    async def adelete_collection(self, **kwargs: Any) -> None:
-        await asyncio.to_thread(lambda: self.delete_collection(**kwargs))
-
-    async def areset(self) -> None:
-        await asyncio.to_thread(self.reset)

@@ -8,11 +8,11 @@ cosine similarities; ``metadata_filter`` is an equality match on metadata keys.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import uuid
 from typing import Any
 
+from crewgraph.rag.core.async_twins import ThreadedAsyncTwins
 from crewgraph.rag.qdrant.config import QdrantConfig
 
 __all__ = ["QdrantClient"]
@@ -28,7 +28,7 @@ def _import() -> Any:
     return qdrant_client
 
 
-class QdrantClient:
+class QdrantClient(ThreadedAsyncTwins):
     """Collections of documents in Qdrant; see the module doc."""
 
     def __init__(self, config: QdrantConfig | None = None, client: Any | None = None) -> None:
@@ -94,21 +94,3 @@ class QdrantClient:
     def reset(self) -> None:
         for collection in self.client.get_collections().collections:
             self.client.delete_collection(collection.name)
-
-    async def acreate_collection(self, **kwargs: Any) -> None:
-        await asyncio.to_thread(lambda: self.create_collection(**kwargs))
-
-    async def aget_or_create_collection(self, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(lambda: self.get_or_create_collection(**kwargs))
-
-    async def aadd_documents(self, **kwargs: Any) -> None:
-        await asyncio.to_thread(lambda: self.add_documents(**kwargs))
-
-    async def asearch(self, **kwargs: Any) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(lambda: self.search(**kwargs))
-
-    async def adelete_collection(self, **kwargs: Any) -> None:
-        await asyncio.to_thread(lambda: self.delete_collection(**kwargs))
-
-    async def areset(self) -> None:
-        await asyncio.to_thread(self.reset)
