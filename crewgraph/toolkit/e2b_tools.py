@@ -183,7 +183,7 @@ class E2BExecTool(_E2BBase):
 
     def _run(self, command: str, cwd: str | None = None, envs: dict[str, str] | None = None,
              timeout: float | None = None) -> dict[str, Any] | ToolFailure:
-        return self._in_sandbox(lambda box: run_command(self, box, command, cwd=cwd, envs=envs, timeout=timeout))  # type: ignore[no-any-return]
+        return self._in_sandbox(lambda box: run_command(self, box, command, cwd=cwd, envs=envs, timeout=timeout))
 
 
 def run_command(tool: _E2BBase, sandbox: _Sandbox, command: str, *, cwd: str | None = None,
@@ -264,7 +264,7 @@ class E2BFileTool(_E2BBase):
 
     def _run(self, action: FileAction, path: str, content: str | None = None, binary: bool = False,
              depth: int = 1) -> dict[str, Any] | ToolFailure:
-        return self._in_sandbox(lambda box: self._act(box, action, path, content, binary, depth))  # type: ignore[no-any-return]
+        return self._in_sandbox(lambda box: self._act(box, action, path, content, binary, depth))
 
     def _read_bytes(self, box: _Sandbox, path: str) -> bytes | None:
         reply = self._sandbox_request(box, "GET", "/files", params={"path": path, "username": _USER})
@@ -357,9 +357,9 @@ class E2BPythonTool(_E2BBase):
 
     def _run(self, code: str, language: str | None = None, envs: dict[str, str] | None = None,
              timeout: float | None = None) -> dict[str, Any] | ToolFailure:
-        return self._in_sandbox(lambda box: self._execute(box, code, language, envs, timeout))  # type: ignore[no-any-return]
+        return self._in_sandbox(lambda box: self._run_cell(box, code, language, envs, timeout))
 
-    def _execute(self, box: _Sandbox, code: str, language: str | None, envs: dict[str, str] | None,
+    def _run_cell(self, box: _Sandbox, code: str, language: str | None, envs: dict[str, str] | None,
                  timeout: float | None) -> dict[str, Any]:
         wait = 300.0 if timeout is None else float(timeout)
         body: dict[str, Any] = {"code": code, "context_id": None, "language": language, "env_vars": envs}

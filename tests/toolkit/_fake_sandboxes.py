@@ -273,7 +273,17 @@ def toolbox_argv(command: str) -> list[str]:
 
 
 class FakeDaytona(_Boxes):
-    """Daytona's control API and the sandbox toolbox (behind the toolbox proxy) on one FakeHTTPService."""
+    """Daytona's control API and the sandbox toolbox (behind the toolbox proxy) on one FakeHTTPService.
+
+    Unlike the E2B stand-in, a sandbox's paths are this machine's own (the
+    box's directory is only the default working directory): Daytona's tools
+    put absolute paths into shell commands (``cat /tmp/... >> path``), which a
+    directory standing for ``/`` could not honour. Tests use paths under
+    their own temporary directory.
+    """
+
+    def host(self, box_id: str, path: str) -> Path:
+        return Path(path)
 
     def __init__(self, api_key: str = "dtn_test") -> None:
         super().__init__()
@@ -324,7 +334,7 @@ class FakeDaytona(_Boxes):
         if not self._authorized(record):
             return 401, {"statusCode": 401, "message": "Invalid credentials"}
         body = record.json
-        box_id, box = self.new(env=body.get("env") or {}, labels=body.get("labels") or {},
+        box_id, _ = self.new(env=body.get("env") or {}, labels=body.get("labels") or {},
                                target=body.get("target", "us"), slow=True)
         return self._sandbox(box_id)
 
@@ -428,21 +438,20 @@ class FakeDaytona(_Boxes):
         return {}
 
     def _find(self, record: FakeRequestRecord) -> Any:
-        box_id = self._box(record)
+        self._box(record)
         root, pattern = self._path(record), record.query["pattern"][0]
         matches = []
         for file in sorted(p for p in root.rglob("*") if p.is_file()):
             for number, line in enumerate(file.read_text(errors="replace").splitlines(), 1):
                 if pattern in line:
-                    inner = "/" + str(file.relative_to(self.boxes[box_id]["root"]))
-                    matches.append({"file": inner, "line": number, "content": line})
+                    matches.append({"file": str(file), "line": number, "content": line})
         return matches
 
     def _search(self, record: FakeRequestRecord) -> Any:
-        box_id = self._box(record)
+        self._box(record)
         root, pattern = self._path(record), record.query["pattern"][0]
         found = [p for p in sorted(root.rglob("*")) if fnmatch.fnmatch(p.name, pattern)]
-        return {"files": ["/" + str(p.relative_to(self.boxes[box_id]["root"])) for p in found]}
+        return {"files": [str(p) for p in found]}
 
     def _permissions(self, record: FakeRequestRecord) -> Any:
         self._box(record)
