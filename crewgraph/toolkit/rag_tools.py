@@ -48,6 +48,25 @@ _MAX_DIR_FILES = 2000
 _MAX_FILE_BYTES = 20 * 1024 * 1024
 
 
+_CONFIG_KEYS = ("embedder", "embedding_model", "storage", "vectordb")
+
+
+def _check_config(tool: str, config: dict[str, Any] | None) -> None:
+    """Refuse ``config`` keys and vector stores the tools do not honour (never ignore them)."""
+    unknown = sorted(set(config or {}) - set(_CONFIG_KEYS))
+    if unknown:
+        raise ValueError(f"{tool}(config=...) does not know {', '.join(map(repr, unknown))}: it takes "
+                         f"{', '.join(map(repr, _CONFIG_KEYS))}")
+    vectordb = (config or {}).get("vectordb")
+    if vectordb is not None:
+        provider = vectordb.get("provider", "chromadb") if isinstance(vectordb, dict) else vectordb
+        if provider != "qdrant" or (isinstance(vectordb, dict) and vectordb.get("config")):
+            raise ValueError(
+                f"{tool}(config={{'vectordb': {vectordb!r}}}) is not supported: crewgraph's RAG tools index into their "
+                "own embedded Qdrant store ({'provider': 'qdrant'} with no settings, or config={'storage': dir}); "
+                "ChromaDB and Qdrant servers are for set_rag_config(...) / get_rag_client()")
+
+
 class _RagBase(BaseTool):
     """Shared machinery: the embedder from ``config``, the index, result formatting."""
 
@@ -73,6 +92,7 @@ class _RagBase(BaseTool):
         if self.adapter is not None:
             raise ValueError(f"{name}(adapter=...) is not supported: crewgraph's RAG tools index into crewgraph's own "
                              "store; choose the embedder with config={'embedder': ...} or set_rag_config(...)")
+        _check_config(name, self.config)
         if self.collection_name != _COLLECTION:
             raise ValueError(f"{name}(collection_name={self.collection_name!r}) is not supported: crewgraph keeps each "
                              "tool's sources apart in its index instead of in named collections; pass "

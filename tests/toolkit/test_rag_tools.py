@@ -232,3 +232,34 @@ def test_crewai_collection_options_are_rejected_not_ignored() -> None:
         TXTSearchTool(collection_name="mine")
     with pytest.raises(ValueError, match=r"PDFSearchTool\(adapter=...\) is not supported"):
         PDFSearchTool(adapter=object())
+
+
+def test_crewai_config_shape_is_read_or_refused(tmp_path: Path) -> None:
+    from crewgraph.toolkit.tools.rag import RagToolConfig
+
+    notes = tmp_path / "n.txt"
+    notes.write_text(FACTS[2], encoding="utf-8")
+    config: RagToolConfig = {"embedding_model": {"provider": "onnx", "config": {}}, "vectordb": {"provider": "qdrant"}}
+    tool = TXTSearchTool(txt=str(notes), config=dict(config))
+    assert "backed up nightly" in tool.run(search_query="where do backups go?")
+    with pytest.raises(ValueError, match="ChromaDB and Qdrant servers are for set_rag_config"):
+        TXTSearchTool(config={"vectordb": {"provider": "chromadb"}})
+    with pytest.raises(ValueError, match="ChromaDB and Qdrant servers"):
+        TXTSearchTool(config={"vectordb": {"provider": "qdrant", "config": {"url": "http://q:6333"}}})
+    with pytest.raises(ValueError, match=r"does not know 'vector_db'"):
+        TXTSearchTool(config={"vector_db": {}})
+
+
+def test_crewai_paths_of_the_toolkit() -> None:
+    from crewgraph.toolkit import BedrockInvokeAgentTool, BedrockKBRetrieverTool
+    from crewgraph.toolkit.aws.bedrock.agents.invoke_agent_tool import (
+        BedrockInvokeAgentTool as Invoke,
+    )
+    from crewgraph.toolkit.aws.bedrock.knowledge_base.retriever_tool import (
+        BedrockKBRetrieverTool as Retrieve,
+    )
+    from crewgraph.toolkit.tools.rag import ProviderSpec, VectorDbConfig
+    from crewgraph.toolkit.tools.rag import RagTool as Rag
+
+    assert Invoke is BedrockInvokeAgentTool and Retrieve is BedrockKBRetrieverTool and Rag is RagTool
+    assert VectorDbConfig.__annotations__.keys() == {"provider", "config"} and ProviderSpec is not None
