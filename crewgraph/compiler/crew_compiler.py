@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from crewgraph._internal.gc_scope import run_collector
 from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
 from crewgraph.compiler._external_tools import with_mcp_tools
 from crewgraph.compiler._knowledge import add_knowledge
@@ -68,6 +69,11 @@ def task_key(task: Task, index: int) -> str:
 
 def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGraph:
     """Validate ``crew`` and build its plan. Raises CompileError before any LLM call."""
+    with run_collector():  # a plan is thousands of long-lived objects: no full pass per quarter
+        return _compile_crew(crew, inputs)
+
+
+def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
     validate_crew(crew, inputs)
     process = Process(crew.process)
     if process == Process.hierarchical:

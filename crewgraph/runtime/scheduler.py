@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from crewgraph._internal.gc_scope import run_collector
 from crewgraph.errors import CrewGraphError, LoopGuardError, NodeExecutionError, RunCancelledError
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
@@ -204,7 +205,12 @@ class Scheduler:
 
     # ------------------------------------------------------------------ public
     async def run(self) -> RunResult:
-        """Run the graph to quiescence and return every node's output."""
+        """Run the graph to quiescence and return every node's output (full garbage
+        collections spaced out meanwhile: :mod:`crewgraph._internal.gc_scope`)."""
+        with run_collector():
+            return await self._run_here()
+
+    async def _run_here(self) -> RunResult:
         self._sem = asyncio.Semaphore(self.max_concurrency)
         if self.executor is not None:
             # Before anything is recorded or a token spent: connect, refuse what cannot run there.
