@@ -48,10 +48,12 @@ async def kickoff_flow(
 ) -> Any:
     """Run the flow once; with tracing on (``flow.tracing`` / ``$CREWGRAPH_TRACING``) its events
     also become OpenTelemetry spans."""
+    from crewgraph._internal.gc_scope import run_collector
     from crewgraph.observability.run_tracing import traced_run
 
-    async with traced_run(flow, flow.tracing):
-        return await _kickoff_flow(flow, inputs, limit, resume)
+    with run_collector():  # compile and run: full collections spaced out (_internal/gc_scope)
+        async with traced_run(flow, flow.tracing):
+            return await _kickoff_flow(flow, inputs, limit, resume)
 
 
 async def _kickoff_flow(
