@@ -47,11 +47,37 @@ async def kickoff_flow(
     flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None, resume: dict[str, Any] | None = None
 ) -> Any:
     """Run the flow once; with tracing on (``flow.tracing`` / ``$CREWGRAPH_TRACING``) its events
-    also become OpenTelemetry spans."""
-    from crewgraph.observability.run_tracing import traced_run
+    also become OpenTelemetry spans.
 
-    async with traced_run(flow, flow.tracing):
-        return await _kickoff_flow(flow, inputs, limit, resume)
+    The execution-boundary hooks (``@on(InterceptionPoint.EXECUTION_START)``...) run as on a
+    crew: ``EXECUTION_START`` and ``INPUT`` on a new kickoff's inputs before anything starts
+    (a rewrite lands in the state, ``FlowStartedEvent`` carries the rewritten inputs),
+    ``OUTPUT`` on the result, ``EXECUTION_END`` once when it ends (``status="failed"`` and the
+    error too). A run that pauses has not ended: its ``OUTPUT``/``EXECUTION_END`` come when
+    its resume completes (a resume does not dispatch ``EXECUTION_START`` again)."""
+    from crewgraph.observability.run_tracing import traced_run
+    from crewgraph.runner.boundary_hooks import BoundaryHooks
+
+    boundary = BoundaryHooks(flow=flow)
+    if resume is None:
+        inputs = await boundary.input(await boundary.start(dict(inputs or {})))
+    try:
+        async with traced_run(flow, flow.tracing):
+            result = await _kickoff_flow(flow, inputs, limit, resume)
+    except BaseException as exc:
+        await boundary.failed(exc)
+        raise
+    if _is_pause(result):
+        return result
+    result = await boundary.output(result)
+    return await boundary.end(result)
+
+
+def _is_pause(result: Any) -> bool:
+    from crewgraph.flow.async_feedback.types import HumanFeedbackPending
+    from crewgraph.flow.human_feedback import PendingRun
+
+    return isinstance(result, PendingRun | HumanFeedbackPending)
 
 
 async def _kickoff_flow(
