@@ -93,7 +93,6 @@ async def _run_crew_bounded(
     plan_hook: PlanHook | None,
     executor: Any,
 ) -> CrewOutput:
-    from crewgraph.runtime import Scheduler
 
     for cb in crew.before_kickoff_callbacks:
         changed = cb(inputs)
