@@ -81,6 +81,9 @@ class CheckpointConfig(BaseModel):
     keep_last: int | None = Field(default=None, ge=1)
     lease_seconds: float = Field(default_factory=lambda: _env_seconds(LEASE_SECONDS_ENV, DEFAULT_LEASE_SECONDS), gt=0)
     lease_wait: float = Field(default_factory=lambda: _env_seconds(LEASE_WAIT_ENV, 0.0), ge=0)
+    crewai: Any = Field(default=None, exclude=True, repr=False)
+    """CrewAI's ``crewgraph.state.CheckpointConfig`` this came from, if any: its provider
+    also writes CrewAI's checkpoint records of the run (``crewgraph.state.writer``)."""
 
     @field_validator("path", mode="before")
     @classmethod
