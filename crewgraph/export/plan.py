@@ -71,10 +71,15 @@ def check_rankdir(rankdir: str) -> str:
     return rankdir.upper()
 
 
-def cluster_title(cluster: TaskCluster) -> tuple[str, str | None]:
-    """A task box's title (the task) and subtitle (the agent doing it)."""
-    title = _dot.shorten(f"Task: {cluster.task}", CLUSTER_TITLE_MAX)
-    subtitle = _dot.shorten(f"Agent: {cluster.agent}", CLUSTER_TITLE_MAX) if cluster.agent else None
+def cluster_title(cluster: TaskCluster, inputs: dict[str, Any] | None = None) -> tuple[str, str | None]:
+    """A task box's title (the task) and subtitle (the agent doing it); a run's drawing passes
+    its ``inputs``, so "Task: research {topic}" reads "Task: research cats"."""
+    from crewgraph._internal.interpolate import interpolate
+
+    task = interpolate(cluster.task, inputs or {})
+    title = _dot.shorten(f"Task: {task}", CLUSTER_TITLE_MAX)
+    agent = interpolate(cluster.agent, inputs or {}) if cluster.agent else None
+    subtitle = _dot.shorten(f"Agent: {agent}", CLUSTER_TITLE_MAX) if agent else None
     return title, subtitle
 
 

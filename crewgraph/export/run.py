@@ -83,7 +83,7 @@ def _is_template(graph: Digraph, node_id: str, record: RunRecord) -> bool:
 
 
 def _retries(record: RunRecord) -> int:
-    return max(0, record.attempts - record.executions)
+    return record.retries
 
 
 def _stats(records: list[RunRecord]) -> str:
@@ -266,7 +266,7 @@ def run_scene(
             group = call_groups(g, [node_id], collapse=False)[0]
         scene.nodes[node_id] = _scene_node(g, group, cluster_of.get(node_id))
     for cluster in clusters:
-        heading, subtitle = cluster_title(cluster)
+        heading, subtitle = cluster_title(cluster, run_graph.inputs)
         drawn = [n for n in cluster.nodes if n in scene.nodes]
         scene.clusters.append(SceneCluster(cluster.key, cluster.name, heading, subtitle, drawn))
     seen: set[tuple[str, str]] = set()
