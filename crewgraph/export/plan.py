@@ -28,7 +28,7 @@ __all__ = [
 LABEL_WIDTH = 24
 LABEL_MAX = 60
 CLUSTER_TITLE_MAX = 48
-_RANKDIRS = ("TB", "LR", "BT", "RL")
+_RANKDIRS = ("AUTO", "TB", "LR", "BT", "RL")
 
 
 def ordered_edges(
@@ -66,6 +66,7 @@ def legend_entries(kinds: set[str]) -> list[tuple[str, dict[str, str | int | flo
 
 
 def check_rankdir(rankdir: str) -> str:
+    """``rankdir`` upper-cased; ``auto`` is TB unless the graph is wide (``Scene.direction``)."""
     if rankdir.upper() not in _RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, not {rankdir!r}")
     return rankdir.upper()
@@ -138,13 +139,14 @@ def plan_scene(
 def plan_to_dot(
     graph: ExecutionGraph,
     *,
-    rankdir: str = "TB",
+    rankdir: str = "auto",
     show_tools: bool = True,
     legend: bool = False,
     title: str | None = None,
     clusters: bool = True,
 ) -> str:
-    """Graphviz DOT text of the plan.
+    """Graphviz DOT text of the plan, top to bottom (``rankdir="auto"``: left to right when
+    more than ``scene.WIDE`` tasks run side by side; or TB, LR, BT, RL).
 
     Shape and fill colour follow the node kind (see :mod:`crewgraph.export.styles`);
     labels are the task/method names, truncated and wrapped; each task's nodes
@@ -172,7 +174,7 @@ def plan_to_mermaid(
     from crewgraph.export.mermaid import scene_to_mermaid
 
     scene = plan_scene(graph, show_tools=show_tools, title=title, clusters=clusters)
-    return scene_to_mermaid(scene, check_rankdir(rankdir))
+    return scene_to_mermaid(scene, scene.direction(check_rankdir(rankdir)))
 
 
 def plan_to_json(graph: ExecutionGraph) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from crewgraph.export.styles import STATUS_COLOURS
 
 SOURCE = '''
 from crewgraph import Agent, Crew, Task
+from crewgraph.errors import LLMError
 from crewgraph.testing import FakeLLM, FakeToolCall
 from crewgraph.tools import tool
 
@@ -33,8 +34,8 @@ def lookup(query: str) -> str:
 def build():
     llm = FakeLLM([FakeToolCall("lookup", {"query": "cats"}), "cats purr"], model="fake-model")
     a = Agent(role="{topic} researcher", goal="learn", backstory="curious", llm=llm, tools=[lookup])
-    down = Agent(role="writer", goal="write", backstory="terse", max_retry_limit=0,
-                 llm=FakeLLM(default=ValueError("model down"), model="fake-down"))
+    down = Agent(role="{topic} writer", goal="write", backstory="terse", max_retry_limit=0,
+                 llm=FakeLLM(default=LLMError("model down"), model="fake-down"))
     return Crew(name="clicrew", agents=[a, down], tasks=[
         Task(name="research", description="research {topic}", expected_output="facts", agent=a),
         Task(name="write", description="write about {topic}", expected_output="text", agent=down),
@@ -55,7 +56,10 @@ def cli_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, st
     done = subprocess.run([sys.executable, "-m", "crewgraph.cli", "run", "clicrew:build", "--inputs", "topic=cats"],
                           cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0, done.stdout
-    assert "model down" in done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    # the error line names the agent and task as the run filled them in
+    assert "Agent 'cats writer' on task 'write': model down" in said, said
+    assert "{topic}" not in said, said
     found = re.search(r"run ([0-9a-f]{32})", done.stdout + done.stderr)
     assert found, done.stdout + done.stderr
     yield root, found.group(1)
@@ -106,12 +110,14 @@ def test_the_failed_step_is_failed_and_red(ui: Any, cli_run: tuple[Path, str]) -
     node = ui.get(f"/runs/{run_id}/nodes/{WRITE}").json()
     assert node["status"] == "failed" and "model down" in node["error"]
     assert "write about cats" in str(node["prompt"])  # what it was asked before it failed
-    assert node["llm_calls"][0]["error"] == "model down"
+    assert "model down" in node["llm_calls"][0]["error"]
     svg = ui.get(f"/runs/{run_id}/graph.svg").text
     drawn = re.search(r"<title>" + re.escape(WRITE) + r"</title>.*?<(?:polygon|path|ellipse) fill=\"([^\"]+)\"", svg,
                       re.S)
     assert drawn is not None, svg[:2000]
     assert drawn.group(1).lower() == STATUS_COLOURS["failed"]
+    # the task boxes and labels read as the run filled them in
+    assert "Agent: cats researcher" in svg and "Agent: cats writer" in svg and "{topic}" not in svg
 
 
 def test_the_store_lists_runs_without_the_prompts(cli_run: tuple[Path, str]) -> None:
