@@ -303,7 +303,7 @@ class Scheduler:
             info[CALLS_KEY] = saved_calls(calls)
         try:
             save(self.run_id, nid, info=info)
-        except Exception as exc:  # noqa: BLE001 - the node's error is the one to report
+        except Exception as exc:  # the node's error is the one to report
             import logging
 
             logging.getLogger("crewgraph.checkpoint").warning(
