@@ -89,7 +89,15 @@ class KickoffMixin:
         flow: Flow[Any] = cls()  # type: ignore[assignment]
         run_id = restore_run(flow, config)
         assert flow._persistence is not None
-        flow._restore_run = fork_run(flow._persistence, run_id, branch)
+        document = config.checkpoint_document() if callable(getattr(config, "checkpoint_document", None)) else None
+        upto, state = None, None
+        if document is not None:  # fork from the point that checkpoint was taken
+            upto = len(document["crewgraph"].get("completed") or [])
+            state = next((e.get("state") for e in document.get("entities", []) if e.get("entity_type") == "flow"),
+                         None)
+        flow._restore_run = fork_run(flow._persistence, run_id, branch, upto, state)
+        if callable(getattr(config, "forked", None)):  # the fork's CrewAI checkpoints go on the new branch
+            flow.__dict__["_crewai_checkpoint"] = config.forked(branch)
         return flow
 
 

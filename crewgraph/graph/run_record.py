@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 __all__ = ["RunGraph", "RunRecord"]
 
 
-@dataclass
+@dataclass(slots=True)
 class RunRecord:
     """One node's execution. ``status``: completed, failed, cancelled, skipped, restored
     (taken from a checkpoint), or pending (never started). ``parent`` is the node that
@@ -23,7 +23,9 @@ class RunRecord:
     ``detail`` holds what a reader wants beside the record, kept out of ``to_json()`` (the
     exports and run listings stay small): a model call's ``messages`` and ``response``, a
     spawned call's ``output``. The checkpoint store saves it cut to size (see
-    :mod:`crewgraph.graph.call_records`)."""
+    :mod:`crewgraph.graph.call_records`).
+
+    Slots: a run keeps one per node (and one per model call), so no ``__dict__`` each."""
 
     node_id: str
     kind: str
