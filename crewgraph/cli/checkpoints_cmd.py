@@ -121,7 +121,8 @@ def show(
     for column in ("#", "node", "kind", "status", "time", "tokens"):
         table.add_column(column, overflow="fold")
     for n in nodes:
-        status = n.info.get("status", "completed") if n.restorable else "not restorable (re-runs)"
+        status = n.info.get("status", "completed") if n.restorable else (
+            "failed (re-runs)" if n.info.get("status") == "failed" else "not restorable (re-runs)")
         seconds = f"{float(n.info.get('duration_ms', 0.0)) / 1000:.2f}s"
         table.add_row(str(n.seq), escape(n.node_id), str(n.info.get("kind", "")), status, seconds, str(n.info.get("tokens", "")))
     console.print(table)
