@@ -60,6 +60,7 @@ _LATEST = """
                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
     ORDER BY o.seq
 """
+_LATEST_INFO = _LATEST.replace("o.output", "NULL")  # what nodes() lists: the outputs stay on disk
 
 _RUN_COLUMNS = """
     r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
@@ -325,7 +326,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         """What was saved for ``run_id`` (without the outputs), in save order.
         ``latest_only=False`` includes every save of nodes that ran more than once."""
         sql = (
-            _LATEST
+            _LATEST_INFO
             if latest_only
             else (
                 "SELECT node_id, seq, NULL, restorable, info, saved_at FROM node_outputs"
