@@ -138,6 +138,7 @@ async def _run_crew_bounded(
     from crewgraph.runner.task_callbacks import TaskCallbacks
 
     callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
+    writer = _crewai_checkpoints(crew, from_checkpoint, checkpoint, run_id)
 
     def on_node_finished(node: Node, output: Any) -> Any:
         if is_skipped(node, output):
@@ -148,6 +149,8 @@ async def _run_crew_bounded(
                 task.record_output(output)  # a skipped task: no output file, event or callbacks
                 return None
             task_done(crew, task, output, inputs, run_id)
+            if writer is not None:
+                writer.write_checkpoint("task_completed", output.name or task.display_name())
             return callbacks.finished(node.id, task, output)  # off this thread, awaited
         return None
 
@@ -200,6 +203,8 @@ async def _run_crew_bounded(
         if failed is not None:
             emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
         emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+        if writer is not None:
+            writer.write_checkpoint("crew_kickoff_failed")
         await crewgraph_event_bus.adrain()
         raise
     finally:
@@ -236,6 +241,8 @@ async def _run_crew_bounded(
             duration_ms=(time.perf_counter() - start) * 1000,
         )
     )
+    if writer is not None:
+        writer.write_checkpoint("crew_kickoff_completed")
     await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return output
 
@@ -251,6 +258,15 @@ def _checkpoint(crew: CrewSpec, from_checkpoint: Any, inputs: dict[str, Any]) ->
     from crewgraph.runner.resume import resolve_crew_checkpoint
 
     return resolve_crew_checkpoint(crew, from_checkpoint, inputs=inputs)
+
+
+def _crewai_checkpoints(crew: CrewSpec, from_checkpoint: Any, checkpoint: Any, run_id: str) -> Any:
+    """The writer of CrewAI's checkpoint records, when the run has CrewAI's CheckpointConfig."""
+    if checkpoint.store is None:
+        return None
+    from crewgraph.state.writer import writer_for
+
+    return writer_for(crew, run_id, getattr(checkpoint.store, "path", None), from_checkpoint, crew.checkpoint)
 
 
 def _run_state(crew: CrewSpec) -> RunState:
