@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from crewgraph._internal.gc_scope import run_collector
 from crewgraph._internal.run_context import current_run_id
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
@@ -56,9 +57,10 @@ async def run_crew(
     ``executor`` (else ``crew.executor``) decides where node steps run (a Ray cluster)."""
     from crewgraph.observability.run_tracing import traced_run
 
-    async with traced_run(crew, crew.tracing):
-        return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk, plan_hook=plan_hook,
-                               executor=executor)
+    with run_collector():  # compile and run: full collections spaced out (_internal/gc_scope)
+        async with traced_run(crew, crew.tracing):
+            return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk,
+                                   plan_hook=plan_hook, executor=executor)
 
 
 async def _run_crew(
