@@ -55,6 +55,7 @@ async def kickoff_flow(
     ``OUTPUT`` on the result, ``EXECUTION_END`` once when it ends (``status="failed"`` and the
     error too). A run that pauses has not ended: its ``OUTPUT``/``EXECUTION_END`` come when
     its resume completes (a resume does not dispatch ``EXECUTION_START`` again)."""
+    from crewgraph._internal.gc_scope import run_collector
     from crewgraph.observability.run_tracing import traced_run
     from crewgraph.runner.boundary_hooks import BoundaryHooks
 
@@ -62,8 +63,9 @@ async def kickoff_flow(
     if resume is None:
         inputs = await boundary.input(await boundary.start(dict(inputs or {})))
     try:
-        async with traced_run(flow, flow.tracing):
-            result = await _kickoff_flow(flow, inputs, limit, resume)
+        with run_collector():  # compile and run: full collections spaced out (_internal/gc_scope)
+            async with traced_run(flow, flow.tracing):
+                result = await _kickoff_flow(flow, inputs, limit, resume)
     except BaseException as exc:
         await boundary.failed(exc)
         raise

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from crewgraph._internal.gc_scope import run_collector
 from crewgraph._internal.run_context import current_run_id
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
@@ -56,9 +57,10 @@ async def run_crew(
     ``executor`` (else ``crew.executor``) decides where node steps run (a Ray cluster)."""
     from crewgraph.observability.run_tracing import traced_run
 
-    async with traced_run(crew, crew.tracing):
-        return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk, plan_hook=plan_hook,
-                               executor=executor)
+    with run_collector():  # compile and run: full collections spaced out (_internal/gc_scope)
+        async with traced_run(crew, crew.tracing):
+            return await _run_crew(crew, inputs, from_checkpoint=from_checkpoint, on_chunk=on_chunk,
+                                   plan_hook=plan_hook, executor=executor)
 
 
 async def _run_crew(
@@ -93,14 +95,32 @@ async def _run_crew_bounded(
     plan_hook: PlanHook | None,
     executor: Any,
 ) -> CrewOutput:
-    from crewgraph.runtime import Scheduler
-
     for cb in crew.before_kickoff_callbacks:
         changed = cb(inputs)
         if changed is not None:
             inputs = dict(changed)
     inputs = await boundary.input(inputs)
     checkpoint = _checkpoint(crew, from_checkpoint, inputs)
+    try:  # the run's lease (a checkpointed run) is held until here, renewed in the background
+        return await _run_resolved(crew, inputs, checkpoint, on_chunk=on_chunk, plan_hook=plan_hook,
+                                   executor=executor, boundary=boundary, from_checkpoint=from_checkpoint)
+    finally:
+        checkpoint.release()
+
+
+async def _run_resolved(
+    crew: CrewSpec,
+    inputs: dict[str, Any],
+    checkpoint: Any,
+    *,
+    on_chunk: Callable[[StreamChunk], None] | None,
+    plan_hook: PlanHook | None,
+    executor: Any,
+    boundary: Any,
+    from_checkpoint: Any,
+) -> CrewOutput:
+    from crewgraph.runtime import Scheduler
+
     inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
     # Inside a flow run, share the flow's run id so its events include the crew's
     # (not when checkpointing: the checkpoint store is keyed by the crew's own run).
