@@ -154,17 +154,20 @@ def resume(
     config = configure_checkpoint(found, True, db)
     if config is None:
         raise UserError(f"{found.label} does not support checkpoints")
-    with _open(config.path) as store:
+    from crewgraph.checkpoint.setup import hold_run
+
+    with _open(config.path) as store, hold_run(store, run_id, config, what=f"run {run_id!r}"):
+        # owned before the answer is recorded, until the resumed run ends (it hands the lease on)
         info = store.get_run(run_id)
         if answer is not None or info.status == "paused":
             from crewgraph.runner.human_pause import record_answer
 
             record_answer(store, run_id, answer)
-    stored = info.meta.get("inputs")
-    data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
-    with llm_scope(llm):
-        apply_llm(found, llm)
-        result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
+        stored = info.meta.get("inputs")
+        data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
+        with llm_scope(llm):
+            apply_llm(found, llm)
+            result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
     print_result(result, as_json)
 
 
