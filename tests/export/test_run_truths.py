@@ -49,6 +49,6 @@ def test_many_parallel_tasks_are_drawn_as_a_column() -> None:
     assert run_scene(graph).widest() == 20
     assert "rankdir=LR" in run_to_dot(graph)  # auto: a column, not a 20-task strip
     assert "rankdir=TB" in run_to_dot(graph, rankdir="TB")  # asked for explicitly, kept
-    few = Crew(agents=[agent], tasks=checks[:3] + [Task(description="sum", expected_output="all", agent=agent,
-                                                         context=checks[:3])]).kickoff().graph
+    summary = Task(description="sum", expected_output="all", agent=agent, context=checks[:3])
+    few = Crew(agents=[agent], tasks=[*checks[:3], summary]).kickoff().graph
     assert "rankdir=TB" in run_to_dot(few)
