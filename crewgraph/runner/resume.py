@@ -39,6 +39,7 @@ from crewgraph.checkpoint.setup import (
     check_owner,
     coerce_config,
     fork_run,
+    lease_run,
     owner_name,
     resume_request,
     run_info,
@@ -82,11 +83,15 @@ def resolve_crew_checkpoint(
     if config is None:
         return ResolvedCheckpoint(inputs=inputs)
     store = config.open_store()
+    leased: list[ResolvedCheckpoint] = []
     try:
-        return _resolve_crew(crew, store, request, latest, inputs)
+        resolved = _resolve_crew(crew, store, request, latest, inputs, config, leased)
     except BaseException:
+        for partial in leased:
+            partial.release()
         store.close()
         raise
+    return resolved
 
 
 def _resolve_crew(
@@ -95,6 +100,8 @@ def _resolve_crew(
     request: CheckpointConfig | None,
     latest: bool,
     inputs: dict[str, Any],
+    config: CheckpointConfig,
+    leased: list[ResolvedCheckpoint],
 ) -> ResolvedCheckpoint:
     name = owner_name(crew)
     run_id = request.run_id if request is not None else None
@@ -103,11 +110,14 @@ def _resolve_crew(
         if run_id is None:
             logger.info("no unfinished run of crew %r to resume; starting a new run", name)
     if run_id is None:
-        return _new_run(crew, store, name, inputs)
+        return _new_run(crew, store, name, inputs, config, leased)
     info = store.get_run(run_id)  # CheckpointError listing recent run ids if unknown
     check_owner(info, name)
     if request is not None and request.branch is not None:
         run_id = store.fork(run_id, request.branch)
+    # Own the run before reading what it finished: another process may be running it now.
+    lease, owns = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
+    leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
     stored = store.load_meta(run_id).get(PLAN_META_KEY)
     inputs = {**((stored or {}).get("inputs") or {}), **inputs}  # given inputs override the run's
     graph = compile_plan(crew, inputs)
@@ -118,7 +128,7 @@ def _resolve_crew(
     elif restored:
         logger.warning("run %r has no plan fingerprint; resuming without checking the plan", run_id)
     store.update_meta(run_id, {PLAN_META_KEY: fingerprint, **_factory_meta(crew)})
-    return ResolvedCheckpoint(store, run_id, restored, inputs, resumed=True)
+    return ResolvedCheckpoint(store, run_id, restored, inputs, resumed=True, lease=lease, owns_lease=owns)
 
 
 DEMO_META_KEY = "demo_model"
@@ -138,9 +148,13 @@ def _on_demo_model(crew: Any) -> bool:
     return bool(agents) and all(demo(getattr(a, "llm", None)) for a in agents)
 
 
-def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any]) -> ResolvedCheckpoint:
+def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any],
+             config: CheckpointConfig, leased: list[ResolvedCheckpoint], run_id: str | None = None
+             ) -> ResolvedCheckpoint:
     graph = compile_plan(crew, inputs)
-    run_id = new_run_id()
+    run_id = run_id or new_run_id()
+    lease, owns = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
+    leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
     from crewgraph.runner.replay import TASK_IDS_META_KEY, task_ids
 
     meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew),
@@ -148,7 +162,7 @@ def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: di
     if _on_demo_model(crew):
         meta[DEMO_META_KEY] = True  # the UI marks the run: its answers are the demo model's
     store.start_run(run_id, name=name, meta=meta)
-    return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs)
+    return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs, lease=lease, owns_lease=owns)
 
 
 def _latest_matching(
@@ -369,5 +383,7 @@ def fork_crew(
     """``Crew.fork``: copy the run's finished outputs under a new run id (``branch`` as its
     label) and return the crew bound to resume that fork; the original run is untouched."""
     config = _store_config(config)
+    if config.crewai is not None:  # CrewAI's config: the fork's checkpoints go on the new branch
+        config = config.model_copy(update={"crewai": config.crewai.forked(branch)})
     new_id = fork_run(config, branch, exclude=exclude)
     return crew_from_checkpoint(cls, config.model_copy(update={"run_id": new_id}), factory=factory)

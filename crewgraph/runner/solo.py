@@ -95,7 +95,7 @@ async def kickoff_agent(
         output_pydantic=response_format,
         input_files=dict(input_files or {}),
     )
-    crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role)
+    crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role, checkpoint=agent.checkpoint)
     output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
     result = output.tasks_output[0]
     return LiteAgentOutput(

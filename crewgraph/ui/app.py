@@ -37,7 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from crewgraph.ui._actions import Actions
-from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, render_svg
+from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, recorded_calls, render_svg
 from crewgraph.ui._jobs import LiveRuns
 from crewgraph.ui._runs import crew_runs, find_run, flow_runs, job_summary, node_output
 from crewgraph.ui._targets import Registry
@@ -197,10 +197,20 @@ class UIApp:
         traced = trace.node(node_id) if trace is not None else {}
         if trace is not None and not traced and node_id in graph.digraph:
             traced = _llm_call(graph, trace, node_id)
+        if not traced.get("llm_calls") and "tool_output" not in traced:
+            # a run of another process (crewgraph run), or one this server no longer traces:
+            # the calls the checkpoint store kept with each node
+            live = bool(traced)
+            traced = dict(traced)
+            for key, value in recorded_calls(graph, node_id).items():
+                if not traced.get(key):
+                    traced[key] = value
+        else:
+            live = True
         if node_id not in graph.digraph and not traced:
             raise ApiError(404, f"run {run['run_id']} has no node {node_id!r}", "node_id")
         output = node_output(self.db, self.flow_db, run, node_id)
-        return JSONResponse(node_details(graph, node_id, traced, output))
+        return JSONResponse(node_details(graph, node_id, traced, output, live=live))
 
     def targets(self, request: Request) -> Response:
         return JSONResponse({"targets": [self.registry.targets[n].to_json() for n in self.registry.names()]})
