@@ -49,12 +49,16 @@ from typing import Any, TypeVar
 
 from crewgraph.events.base import BaseEvent
 
-__all__ = ["CrewGraphEventsBus", "Depends", "EventHandler", "crewgraph_event_bus"]
+__all__ = ["CircularDependencyError", "CrewGraphEventsBus", "Depends", "EventHandler", "crewgraph_event_bus"]
 
 logger = logging.getLogger("crewgraph.events")
 
 EventHandler = Callable[[Any, Any], Any]
 E = TypeVar("E", bound=BaseEvent)
+
+
+class CircularDependencyError(ValueError):
+    """Handlers registered with ``depends_on`` wait for each other in a cycle (CrewAI's name)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ def _order(found: list[EventHandler], deps: dict[EventHandler, tuple[EventHandle
             return
         if h in path:
             names = " -> ".join(getattr(x, "__qualname__", repr(x)) for x in (*path, h))
-            raise ValueError(f"event handler dependencies form a cycle: {names}")
+            raise CircularDependencyError(f"event handler dependencies form a cycle: {names}")
         before = [d for d in deps.get(h, ()) if d in present]
         for d in before:
             visit(d, (*path, h))
