@@ -41,9 +41,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crewgraph.checkpoint import _codec
+from crewgraph.checkpoint._events import PROVIDER, emit_checkpoint, listening
 from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
+from crewgraph.events.checkpoint_events import (
+    CheckpointCompletedEvent,
+    CheckpointFailedEvent,
+    CheckpointForkCompletedEvent,
+    CheckpointForkFailedEvent,
+    CheckpointForkStartedEvent,
+    CheckpointPrunedEvent,
+    CheckpointStartedEvent,
+)
 from crewgraph.ids import new_run_id
 
 __all__ = ["CheckpointWarning", "SQLiteCheckpointStore"]
@@ -142,7 +152,11 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                     (run_id, name, now, now, _codec.dump_json(meta or {})),
                 )
                 if self.keep_last is not None:
-                    self._prune(conn, name, self.keep_last)
+                    removed = self._prune(conn, name, self.keep_last)
+                    if removed:
+                        emit_checkpoint(self, CheckpointPrunedEvent, run_id, location=str(self.path),
+                                        provider=PROVIDER, trigger="run_started", removed_count=removed,
+                                        max_checkpoints=self.keep_last)
             else:
                 merged = {**_codec.load_json(row[0]), **(meta or {})}
                 conn.execute(
@@ -160,6 +174,25 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         returns, a resume after any crash restores this output. Saving a node
         again (a flow loop) adds a newer entry; the latest one wins.
         """
+        if listening(CheckpointStartedEvent, CheckpointCompletedEvent, CheckpointFailedEvent):
+            self._save_with_events(run_id, node_id, output, info)
+            return
+        self._save(run_id, node_id, output, info)
+
+    def _save_with_events(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> None:
+        """``save_node`` surrounded by CrewAI's checkpoint events (one node save is one checkpoint)."""
+        where = {"location": str(self.path), "provider": PROVIDER, "trigger": node_id}
+        emit_checkpoint(self, CheckpointStartedEvent, run_id, **where)
+        started = time.perf_counter()
+        try:
+            seq = self._save(run_id, node_id, output, info)
+        except Exception as exc:
+            emit_checkpoint(self, CheckpointFailedEvent, run_id, **where, error=str(exc))
+            raise
+        emit_checkpoint(self, CheckpointCompletedEvent, run_id, **where, checkpoint_id=f"{run_id}/{node_id}#{seq}",
+                        duration_ms=(time.perf_counter() - started) * 1000)
+
+    def _save(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> int:
         blob, reason = _codec.dump_output(output)
         info = dict(info or {})
         if reason is not None:
@@ -187,6 +220,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (run_id, node_id, seq, blob, int(blob is not None), _codec.dump_json(info), now),
             )
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (now, run_id))
+        return int(seq)
 
     def completed(self, run_id: str) -> dict[str, Any]:
         """``{node_id: output}`` for every node a resume must not recompute (the
@@ -355,6 +389,21 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         parent untouched. ``exclude`` drops node ids from the copy so they re-run
         in the fork (pass a node and its descendants to re-run from that node).
         """
+        if not listening(CheckpointForkStartedEvent, CheckpointForkCompletedEvent, CheckpointForkFailedEvent):
+            return self._fork(run_id, branch, exclude)
+        label = {"branch": branch or "", "parent_checkpoint_id": run_id}
+        emit_checkpoint(self, CheckpointForkStartedEvent, run_id, **label)
+        started = time.perf_counter()
+        try:
+            new_id = self._fork(run_id, branch, exclude)
+        except Exception as exc:
+            emit_checkpoint(self, CheckpointForkFailedEvent, run_id, **label, error=str(exc))
+            raise
+        emit_checkpoint(self, CheckpointForkCompletedEvent, run_id, **label, checkpoint_id=new_id,
+                        duration_ms=(time.perf_counter() - started) * 1000)
+        return new_id
+
+    def _fork(self, run_id: str, branch: str | None, exclude: Iterable[str]) -> str:
         skip = set(exclude)
         new_id = new_run_id()
         now = time.time()
@@ -414,12 +463,12 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         )
 
     @staticmethod
-    def _prune(conn: sqlite3.Connection, name: str, keep_last: int) -> None:
-        conn.execute(
+    def _prune(conn: sqlite3.Connection, name: str, keep_last: int) -> int:
+        return conn.execute(
             "DELETE FROM runs WHERE run_id IN (SELECT run_id FROM runs WHERE name = ?"
             " ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)",
             (name, keep_last),
-        )
+        ).rowcount
 
     @staticmethod
     def _info(row: tuple[Any, ...]) -> CheckpointInfo:

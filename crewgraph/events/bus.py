@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from crewgraph.events._lineage import link
 from crewgraph.events.base import BaseEvent
 
 __all__ = ["CircularDependencyError", "CrewGraphEventsBus", "Depends", "EventHandler", "crewgraph_event_bus"]
@@ -307,12 +308,14 @@ class CrewGraphEventsBus:
                 await asyncio.gather(*(self._guard(h, source, event) for h in mine))
 
     def _stamp(self, source: Any, event: BaseEvent) -> None:
-        """CrewAI's emission fields: the sequence number, the previous event, the source's
-        fingerprint (an agent, task or crew has one)."""
+        """CrewAI's emission fields: the sequence number, the previous event, the parent and
+        started events (:mod:`crewgraph.events._lineage`), the source's fingerprint (an agent,
+        task or crew has one)."""
         with self._stamp_lock:
             self._sequence += 1
             event.emission_sequence = self._sequence
             event.previous_event_id, self._last_event_id = self._last_event_id, event.event_id
+        link(event, self.has_handlers)
         if event.source_fingerprint is None:
             fingerprint = getattr(source, "fingerprint", None)
             uuid_str = getattr(fingerprint, "uuid_str", None)

@@ -135,14 +135,18 @@ class ContextWindowSummarizationEvent(BaseEvent):
 
 
 class ContextWindowSummarizationStartedEvent(ContextWindowSummarizationEvent):
+    """``message_count``: the conversation's messages before it is shortened."""
+
     type: str = "context_window_summarization_started"
     message_count: int | None = None
 
 
 class ContextWindowSummarizationCompletedEvent(ContextWindowSummarizationEvent):
+    """``remaining_count``: the messages left once the older ones are summarized."""
+
     type: str = "context_window_summarization_completed"
     message_count: int | None = None
-    summarized_count: int | None = None
+    remaining_count: int | None = None
 
 
 class ContextWindowSummarizationFailedEvent(ContextWindowSummarizationEvent):

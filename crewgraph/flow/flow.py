@@ -163,6 +163,7 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         self._input_lock = threading.Lock()
         self._pending_context: PendingFeedbackContext | None = None
         self._pending_store: FlowPersistence | None = None
+        _announce(self, "created")
 
     # ------------------------------------------------------------------ state
     @property
@@ -403,6 +404,7 @@ class Flow(ConversationalMixin, DeclarativeMixin, FlowMemoryMixin, Generic[T]):
         from the suffix otherwise (``.svg`` when there is none). ``show=True`` opens the
         result in the browser. Returns the written path."""
         graph = self.compile()
+        _announce(self, "plot")
         if (format or Path(filename).suffix.lstrip(".")).lower() == "html":
             from crewgraph.export import plan_to_json
             from crewgraph.export.html import render_html
@@ -531,3 +533,13 @@ async def _resume(
     from crewgraph.flow._resume import resume_run
 
     return await resume_run(flow, cls, run_id, answer, persistence, limit)
+
+
+def _announce(flow: Flow[Any], kind: str) -> None:
+    """Publish ``FlowCreatedEvent`` / ``FlowPlotEvent`` for ``flow`` (built only for a listener)."""
+    from crewgraph.events import flow_events
+    from crewgraph.events.bus import crewgraph_event_bus
+
+    event_type = flow_events.FlowCreatedEvent if kind == "created" else flow_events.FlowPlotEvent
+    if crewgraph_event_bus.has_handlers(event_type):
+        crewgraph_event_bus.emit(flow, event_type(flow_name=flow.flow_name))
