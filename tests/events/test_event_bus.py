@@ -115,7 +115,7 @@ def test_base_event_listener_registers_its_handlers_on_the_global_bus() -> None:
         def setup_listeners(self, crewgraph_event_bus: CrewGraphEventsBus) -> None:
             @crewgraph_event_bus.on(TaskCompletedEvent)
             def on_task(source: Any, event: TaskCompletedEvent) -> None:
-                seen.append(event.output)
+                seen.append(event.output.raw)  # CrewAI's TaskOutput
 
             @crewgraph_event_bus.on(ToolUsageStartedEvent)
             def on_tool(source: Any, event: ToolUsageStartedEvent) -> None:
