@@ -9,8 +9,11 @@ included, then compile alone), and the peak RSS of the process, for:
 - ``seq-default``: a sequential crew with CrewAI's default context (every earlier
   output feeds the next task);
 - ``parallel``: ``Process.parallel``, independent tasks;
+- ``async``: sequential, ``context=[]``, nine in ten tasks ``async_execution=True``
+  (each tenth task waits for the nine before it);
 - ``one-tool``: sequential, ``context=[]``, each task making one tool call;
-- ``flow``: a chain of N async flow methods.
+- ``flow``: a chain of N async flow methods;
+- ``fanout``: a flow whose start fans out to N async methods joined by one ``and_``.
 
 Each (shape, N) runs in a fresh interpreter so peak RSS belongs to that case alone.
 The model is an instant ``FakeLLM``: every figure is framework overhead.
@@ -26,7 +29,7 @@ import subprocess
 import sys
 from typing import Any
 
-SHAPES = ("seq-empty", "seq-default", "parallel", "one-tool", "flow")
+SHAPES = ("seq-empty", "seq-default", "parallel", "async", "one-tool", "flow", "fanout")
 
 CASE = r"""
 import asyncio, json, resource, sys, time
@@ -35,6 +38,22 @@ from crewgraph import Agent, Crew, Process, Task
 from crewgraph.testing import FakeLLM, FakeToolCall
 
 def build():
+    if shape == "fanout":
+        from crewgraph.flow import Flow, and_, listen, start
+        async def root(self):
+            return 0
+        body = {"root": start()(root)}
+        leaves = []
+        for i in range(n):
+            async def fn(self, *args):
+                return 1
+            fn.__name__ = fn.__qualname__ = f"m{i}"
+            body[f"m{i}"] = leaf = listen(body["root"])(fn)
+            leaves.append(leaf)
+        async def end(self, *args):
+            return 2
+        body["end"] = listen(and_(*leaves))(end)
+        return type("FanOut", (Flow,), body)()
     if shape == "flow":
         from crewgraph.flow import Flow, listen, start
         body = {}
@@ -69,7 +88,8 @@ def build():
     # window past ~1,000 tasks, and trimming them would measure the trimming policy instead.
     a = Agent(role="R", goal="g", backstory="b", llm=llm, tools=tools, respect_context_window=False)
     ctx = {} if shape == "seq-default" else {"context": []}
-    tasks = [Task(description=f"task {i}", expected_output="e", agent=a, **ctx) for i in range(n)]
+    tasks = [Task(description=f"task {i}", expected_output="e", agent=a,
+                  async_execution=shape == "async" and i % 10 != 9 and i != n - 1, **ctx) for i in range(n)]
     process = Process.parallel if shape == "parallel" else Process.sequential
     return Crew(agents=[a], tasks=tasks, process=process)
 
@@ -80,18 +100,19 @@ def cpu():
 # warm-up: a small case of the same shape first, so lazy imports are not counted per task
 n_real, n = n, 2
 warm = build()
-asyncio.run(warm.kickoff_async()) if shape == "flow" else warm.kickoff()
+asyncio.run(warm.kickoff_async()) if shape in ("flow", "fanout") else warm.kickoff()
 n = n_real
 target = build()
 compile_s = None
-if shape != "flow":
+flows = ("flow", "fanout")
+if shape not in flows:
     t = cpu()
     target.compile()
     compile_s = cpu() - t
     target = build()  # a fresh crew: the kickoff below compiles for itself
 t = cpu()
 w = time.perf_counter()
-if shape == "flow":
+if shape in flows:
     asyncio.run(target.kickoff_async())
 else:
     out = target.kickoff()

@@ -101,6 +101,16 @@ PATHS: dict[str, dict[str, str]] = {
         "StreamFrame": "crewgraph.streaming.frames",
         "ToolCallChunk": "crewgraph.streaming.chunks",
     },
+    # MCP clients (crewgraph.tools.mcp)
+    "crewgraph.mcp.transports": {
+        "BaseTransport": "crewgraph.tools.mcp.transports",
+        "HTTPTransport": "crewgraph.tools.mcp.transports",
+        "SSETransport": "crewgraph.tools.mcp.transports",
+        "StdioTransport": "crewgraph.tools.mcp.transports",
+        "TransportType": "crewgraph.tools.mcp.transports",
+    },
+    "crewgraph.mcp.client": {"MCPClient": "crewgraph.tools.mcp.client"},
+    "crewgraph.mcp.tool_resolver": {"MCPToolResolver": "crewgraph.tools.mcp.resolver"},
     # memory
     "crewgraph.memory.unified_memory": {"Memory": "crewgraph.memory.memory"},
     # events

@@ -11,10 +11,11 @@ whether the data is safe and what to do.
 from __future__ import annotations
 
 import errno
+import shutil
 import sqlite3
 from pathlib import Path
 
-__all__ = ["store_problem"]
+__all__ = ["MIN_FREE_BYTES", "free_space_problem", "store_problem"]
 
 _FULL = {"SQLITE_FULL"}
 _IO = {"SQLITE_IOERR"}
@@ -65,3 +66,24 @@ def store_problem(noun: str, path: Path | str, exc: BaseException) -> str:
     if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
         return f"{where} stayed locked by another process: {exc}"
     return f"{where}: {exc}"
+
+
+MIN_FREE_BYTES = 64 * 2**20
+"""Free space a memory-mapped store needs before it opens or writes: Qdrant's embedded engine
+preallocates 32 MiB write-ahead-log segments, and a write into a mapped file on a full disk kills
+the process with SIGBUS (no error to catch), so the check has to come first."""
+
+
+def free_space_problem(noun: str, path: Path | str, needed: int = 0, minimum: int = MIN_FREE_BYTES) -> str | None:
+    """The full-disk message when the disk holding ``path`` has less than ``minimum`` bytes free
+    (plus ``needed`` for the write at hand); None when there is room or it cannot be measured."""
+    try:
+        free = shutil.disk_usage(path).free
+    except OSError:
+        return None
+    if free >= minimum + needed:
+        return None
+    mib = 2**20
+    return (f"{noun} {str(path)!r}: the disk is full ({free / mib:.1f} MiB free; opening or writing it needs "
+            f"at least {(minimum + needed) / mib:.0f} MiB). The store is not damaged and nothing saved is "
+            "lost: free some space, then run again.")

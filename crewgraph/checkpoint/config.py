@@ -57,6 +57,9 @@ class CheckpointConfig(BaseModel):
     run_id: str | None = None
     branch: str | None = None
     keep_last: int | None = Field(default=None, ge=1)
+    crewai: Any = Field(default=None, exclude=True, repr=False)
+    """CrewAI's ``crewgraph.state.CheckpointConfig`` this came from, if any: its provider
+    also writes CrewAI's checkpoint records of the run (``crewgraph.state.writer``)."""
 
     @field_validator("path", mode="before")
     @classmethod

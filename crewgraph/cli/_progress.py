@@ -61,10 +61,12 @@ class NodeProgress:
         self._lock = threading.Lock()
         self._live: Any = None
         self._handlers: list[tuple[type[BaseEvent], Any]] = []
+        self._guard_mark = 0  # handlers found blocking the loop after it belong to this run
 
     # lifecycle -----------------------------------------------------------
     def __enter__(self) -> NodeProgress:
         self._started_at = time.monotonic()
+        self._guard_mark = self.bus.loop_guard.mark()
         if self.show and self.console.is_terminal:
             from rich.live import Live
 
@@ -109,6 +111,9 @@ class NodeProgress:
         for event_type, handler in self._handlers:
             self.bus.off(event_type, handler)
         self._handlers.clear()
+        for blocked in self.bus.loop_guard.since(self._guard_mark):  # for the run summary
+            self.warnings.append(blocked.message())
+        self._guard_mark = self.bus.loop_guard.mark()
         if self._live is not None:
             self._live.stop()
             self._live = None

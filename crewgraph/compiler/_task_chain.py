@@ -27,6 +27,7 @@ __all__ = [
     "add_reasoning",
     "add_recall",
     "add_tool_templates",
+    "agent_fields",
     "agent_memory",
     "agent_tools",
     "rpm_keys",
@@ -68,31 +69,50 @@ def agent_tools(task: Task, agent: Agent) -> list[Any]:
 
 
 def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any],
-                context_nodes: Sequence[str], recall_id: str | None) -> dict[str, Any]:
-    """Keyword arguments of the task's step node that come from the agent and the task."""
+                context_nodes: Sequence[str], recall_id: str | None,
+                agent_part: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Keyword arguments of the task's step node that come from the agent and the task.
+
+    ``agent_part`` is :func:`agent_fields` of ``(crew, agent)`` when the caller keeps it per
+    agent (a compile asks for the same agent once per task; its trained instructions read a
+    file and its skills load theirs)."""
     structured = task.structured_model
-    return dict(
+    fields = dict(agent_part if agent_part is not None else agent_fields(crew, agent))
+    fields.update(
         label=name,
         task_name=name,
         description=task.description,
         expected_output=task.expected_output,
+        tools=tuple(tools),
+        context_nodes=context_nodes if isinstance(context_nodes, NodePrefix) else tuple(context_nodes),
+        memory_node=recall_id,
+        tool_policies=(task.tool_failure_policy, fields["tool_policies"][1], fields["tool_policies"][2]),
+        output_schema=structured.model_json_schema() if structured is not None else None,
+        human_input=task.human_input or fields["training"],
+        input_files=tuple(task.input_files.items()) if task.input_files else (),
+        resources=tuple(sorted(task.resources.items())) if task.resources else (),
+    )
+    return fields
+
+
+def agent_fields(crew: Any, agent: Agent) -> dict[str, Any]:
+    """The step node's keyword arguments that depend only on the agent and the crew (the
+    same for each of the agent's tasks in one compile; the policies are immutable and shared)."""
+    training = is_training(crew)
+    return dict(
         agent_role=agent.role,
         agent_goal=agent.goal,
         agent_backstory=agent.backstory,
         system_template=agent.system_template,
         llm=agent.llm if agent.llm is not None else getattr(crew, "llm", None),
         function_calling_llm=agent.function_calling_llm,
-        tools=tuple(tools),
         max_iter=agent.max_iter,
-        context_nodes=context_nodes if isinstance(context_nodes, NodePrefix) else tuple(context_nodes),
-        memory_node=recall_id,
-        tool_policies=(task.tool_failure_policy, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
+        tool_policies=(None, agent.tool_failure_policy, getattr(crew, "tool_failure_policy", None)),
         cache=bool(agent.cache) and bool(getattr(crew, "cache", True)),
         max_tool_result_chars=agent.max_tool_result_chars,
         rpm_keys=rpm_keys(crew, agent),
-        output_schema=structured.model_json_schema() if structured is not None else None,
-        human_input=task.human_input or is_training(crew),
-        training=is_training(crew),
+        human_input=training,
+        training=training,
         trained_instructions=trained_instructions(crew, agent),
         skills_context=skills_context(agent, crew),
         step_callbacks=tuple(cb for cb in (agent.step_callback, getattr(crew, "step_callback", None)) if cb),
@@ -101,9 +121,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         max_tokens=agent.max_tokens,
         date_format=agent.date_format if agent.inject_date else None,
         respect_context_window=agent.respect_context_window,
-        input_files=tuple(task.input_files.items()),
         multimodal=agent.multimodal,
-        resources=tuple(sorted((task.resources or {}).items())),
     )
 
 

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from crewgraph._internal.gc_scope import run_collector
 from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
 from crewgraph.compiler._external_tools import with_mcp_tools
 from crewgraph.compiler._knowledge import add_knowledge
@@ -23,6 +24,7 @@ from crewgraph.compiler._task_chain import (
     add_reasoning,
     add_recall,
     add_tool_templates,
+    agent_fields,
     agent_memory,
     agent_tools,
     rpm_keys,
@@ -68,6 +70,11 @@ def task_key(task: Task, index: int) -> str:
 
 def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGraph:
     """Validate ``crew`` and build its plan. Raises CompileError before any LLM call."""
+    with run_collector():  # a plan is thousands of long-lived objects: no full pass per quarter
+        return _compile_crew(crew, inputs)
+
+
+def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
     validate_crew(crew, inputs)
     process = Process(crew.process)
     if process == Process.hierarchical:
@@ -87,6 +94,7 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
     visible = 0  # tasks finished before the current barrier (a prefix length)
     last_sync: list[Task] = []  # the barrier: the previous synchronous task
     pending_async: list[Task] = []
+    agent_parts: dict[int, dict[str, Any]] = {}  # each agent's step fields, built once per compile
     for i, task in enumerate(tasks):
         if sequential:
             order_preds = last_sync if task.async_execution else [*last_sync, *pending_async]
@@ -98,7 +106,7 @@ def compile_crew(crew: Any, inputs: dict[str, Any] | None = None) -> ExecutionGr
         else:
             context_tasks = order_preds
             context_ids = NodePrefix(finals, visible if task.async_execution else i) if sequential else ()
-        plan = _task_nodes(graph, crew, task, i, context_ids)
+        plan = _task_nodes(graph, crew, task, i, context_ids, agent_parts)
         if is_conditional(task):  # validated: never the first task
             plan = add_condition(graph, task, plan, plans[tasks[i - 1].id].final)
         plans[task.id] = plan
@@ -171,7 +179,8 @@ def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, Ta
 
 
 def _task_nodes(
-    graph: ExecutionGraph, crew: Any, task: Task, index: int, context_nodes: Sequence[str]
+    graph: ExecutionGraph, crew: Any, task: Task, index: int, context_nodes: Sequence[str],
+    agent_parts: dict[int, dict[str, Any]],
 ) -> TaskPlan:
     key = task_key(task, index)
     name = task.name or task.display_name()
@@ -183,10 +192,13 @@ def _task_nodes(
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)
     knowledge_id = add_knowledge(graph, key, name, task, crew, agent)
-    step = AgentStepNode(
+    part = agent_parts.get(id(agent))
+    if part is None:
+        part = agent_parts[id(agent)] = agent_fields(crew, agent)
+    step = AgentStepNode.assemble(  # AgentStepNode(...) without its 40 object.__setattr__ calls
         id=f"{key}.agent",
         knowledge_node=knowledge_id,
-        **step_fields(crew, task, agent, name, tools, context_nodes, recall_id),
+        **step_fields(crew, task, agent, name, tools, context_nodes, recall_id, part),
     )
     graph.add_node(step, task=key)
     if recall_id is not None:

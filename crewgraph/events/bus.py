@@ -20,6 +20,10 @@ before it returns, so handlers have seen every event of the run when
 ``kickoff()`` returns. A sync handler that depends on an async one runs in a
 worker thread when its turn comes.
 
+Async handlers run on the loop, watched by :mod:`crewgraph.events._loop_guard`: one found
+blocking it (``time.sleep`` inside ``async def``) is named in a warning and then runs in a
+thread of its own.
+
 Internal listeners that keep run bookkeeping and must see an event before
 the emitter goes on register with ``inline=True``: they run where the event
 is emitted, and must be quick.
@@ -48,6 +52,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from crewgraph.events._lineage import link
+from crewgraph.events._loop_guard import LoopGuard
 from crewgraph.events.base import BaseEvent
 
 __all__ = ["CircularDependencyError", "CrewGraphEventsBus", "Depends", "EventHandler", "crewgraph_event_bus"]
@@ -164,6 +169,8 @@ class CrewGraphEventsBus:
         self._stamp_lock = threading.Lock()
         self._sequence = 0
         self._last_event_id: str | None = None
+        self.loop_guard = LoopGuard()
+        """Async handlers found blocking the loop (``time.sleep`` in ``async def``) run off it."""
 
     # registration -------------------------------------------------------
     def on(
@@ -425,11 +432,10 @@ class CrewGraphEventsBus:
         for level in plan.deferred:
             await asyncio.gather(*(self._guard(h, source, event) for h in level))
 
-    @staticmethod
-    async def _guard(handler: EventHandler, source: Any, event: BaseEvent) -> None:
+    async def _guard(self, handler: EventHandler, source: Any, event: BaseEvent) -> None:
         try:
             if inspect.iscoroutinefunction(handler):
-                await handler(source, event)
+                await self.loop_guard.run(handler, source, event)  # timed: see _loop_guard
                 return
             result = await asyncio.to_thread(handler, source, event)  # a sync one: off the loop
             if inspect.isawaitable(result):

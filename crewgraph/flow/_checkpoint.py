@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from crewgraph.flow.flow import Flow
     from crewgraph.flow.persistence import SQLiteFlowPersistence
 
-__all__ = ["apply_checkpoint", "checkpoint_store", "fork_run", "restore_run"]
+__all__ = ["apply_checkpoint", "checkpoint_store", "checkpoint_writer", "fork_run", "restore_run"]
 
 
 def checkpoint_store(config: Any, restoring: bool = False) -> SQLiteFlowPersistence:
@@ -40,6 +40,7 @@ def apply_checkpoint(flow: Flow[Any], setting: Any) -> None:
         return
     flow._persistence = flow._persistence or checkpoint_store(setting)
     flow.checkpoint = True
+    flow.__dict__["_crewai_checkpoint"] = setting  # its provider also writes CrewAI's checkpoint records
 
 
 def restore_run(flow: Flow[Any], config: Any) -> str:
@@ -49,6 +50,7 @@ def restore_run(flow: Flow[Any], config: Any) -> str:
     store = checkpoint_store(config, restoring=True)
     flow._persistence = store
     flow.checkpoint = True
+    flow.__dict__["_crewai_checkpoint"] = config
     run_id = config.restore_run_id()
     if run_id is None:
         name = flow.flow_name
@@ -61,8 +63,21 @@ def restore_run(flow: Flow[Any], config: Any) -> str:
     return run_id
 
 
-def fork_run(store: SQLiteFlowPersistence, run_id: str, branch: str | None) -> str:
-    """Copy run ``run_id`` (its record and completed methods) under a new run id."""
+def checkpoint_writer(flow: Flow[Any], run_id: str) -> Any:
+    """The writer of CrewAI's checkpoint records of this run, when the flow has CrewAI's config."""
+    config = flow.__dict__.get("_crewai_checkpoint")
+    if config is None:
+        return None
+    from crewgraph.state.writer import writer_for
+
+    store = getattr(flow._persistence, "location", None)
+    return writer_for(flow, run_id, store, config)
+
+
+def fork_run(store: SQLiteFlowPersistence, run_id: str, branch: str | None, upto: int | None = None,
+             state: dict[str, Any] | None = None) -> str:
+    """Copy run ``run_id`` (its record and completed methods; the first ``upto`` of them when
+    forking from one of CrewAI's checkpoints, taken then) under a new run id."""
     from crewgraph.ids import new_run_id
 
     record = store.load_run(run_id)
@@ -70,7 +85,10 @@ def fork_run(store: SQLiteFlowPersistence, run_id: str, branch: str | None) -> s
         raise ValueError(f"no flow run {run_id!r} in {store!r} to fork")
     new_id = new_run_id()
     steps = store.load_steps(run_id)
-    state = store.load_state(str(record["flow_uuid"])) or {}
+    if upto is not None:
+        steps = steps[:upto]
+    if state is None:
+        state = store.load_state(str(record["flow_uuid"])) or {}
     for seq, (method, blob) in enumerate(steps):
         store.save_step(new_id, seq, method, blob, str(record["flow_uuid"]), state)
     fields = {k: v for k, v in record.items() if k not in ("run_id", "flow_uuid")}

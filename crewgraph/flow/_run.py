@@ -52,11 +52,49 @@ async def kickoff_flow(
     flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None, resume: dict[str, Any] | None = None
 ) -> Any:
     """Run the flow once; with tracing on (``flow.tracing`` / ``$CREWGRAPH_TRACING``) its events
-    also become OpenTelemetry spans."""
-    from crewgraph.observability.run_tracing import traced_run
+    also become OpenTelemetry spans.
 
-    async with traced_run(flow, flow.tracing):
-        return await _kickoff_flow(flow, inputs, limit, resume)
+    The execution-boundary hooks (``@on(InterceptionPoint.EXECUTION_START)``...) run as on a
+    crew: ``EXECUTION_START`` and ``INPUT`` on a new kickoff's inputs before anything starts
+    (a rewrite lands in the state, ``FlowStartedEvent`` carries the rewritten inputs),
+    ``OUTPUT`` on the result, ``EXECUTION_END`` once when it ends (``status="failed"`` and the
+    error too). A run that pauses has not ended: its ``OUTPUT``/``EXECUTION_END`` come when
+    its resume completes (a resume does not dispatch ``EXECUTION_START`` again)."""
+    from crewgraph._internal.gc_scope import run_collector
+    from crewgraph.observability.run_tracing import traced_run
+    from crewgraph.runner.boundary_hooks import BoundaryHooks
+
+    boundary = BoundaryHooks(flow=flow)
+    if resume is None:
+        inputs = await boundary.input(await boundary.start(dict(inputs or {})))
+    try:
+        with run_collector():  # compile and run: full collections spaced out (_internal/gc_scope)
+            async with traced_run(flow, flow.tracing):
+                result = await _kickoff_flow(flow, inputs, limit, resume)
+    except BaseException as exc:
+        await boundary.failed(exc)
+        raise
+    if _is_pause(result):
+        return result
+    result = await boundary.output(result)
+    return await boundary.end(result)
+
+
+def _recording(journal: Journal, writer: Any) -> Any:
+    """``journal.record``, then CrewAI's checkpoint record of the method that finished."""
+
+    def record(method: str, output: Any) -> None:
+        journal.record(method, output)
+        writer.write_checkpoint("method_execution_finished", method)
+
+    return record
+
+
+def _is_pause(result: Any) -> bool:
+    from crewgraph.flow.async_feedback.types import HumanFeedbackPending
+    from crewgraph.flow.human_feedback import PendingRun
+
+    return isinstance(result, PendingRun | HumanFeedbackPending)
 
 
 async def _kickoff_flow(
@@ -98,8 +136,11 @@ async def _kickoff_flow(
     elif resume is not None:  # resumed from pending feedback, without a run journal
         frs.answers = dict(resume.get("answers") or {})
         frs.prepared = dict(resume.get("prepared_values") or {})
+    from crewgraph.flow._checkpoint import checkpoint_writer
+
+    writer = checkpoint_writer(flow, run_id)
     if stores:
-        frs.journal = journal.record
+        frs.journal = journal.record if writer is None else _recording(journal, writer)
     run_state = RunState()
     run_state.extras[FLOW_RUN_KEY] = frs
     outputs: list[Any] = []
@@ -139,6 +180,8 @@ async def _kickoff_flow(
             result_of_run = await scheduler.run()
     except NodeExecutionError as exc:
         journal.finish("failed", error=str(exc))
+        if writer is not None:
+            writer.write_checkpoint("method_execution_failed")
         cause = exc.__cause__
         if crewgraph_event_bus.has_handlers(FlowFailedEvent):
             emit(FlowFailedEvent(flow_name=name, error=cause if isinstance(cause, Exception) else exc))
@@ -149,6 +192,8 @@ async def _kickoff_flow(
         raise
     except BaseException as exc:
         journal.finish("failed", error=f"{type(exc).__name__}: {exc}")
+        if writer is not None:
+            writer.write_checkpoint("method_execution_failed")
         if crewgraph_event_bus.has_handlers(FlowFailedEvent):
             emit(FlowFailedEvent(flow_name=name, error=exc))
         raise
@@ -157,6 +202,8 @@ async def _kickoff_flow(
     flow._run_graph = result_of_run.run_graph
     if result_of_run.paused:
         pending = journal.pause(result_of_run.paused)
+        if writer is not None:
+            writer.write_checkpoint("flow_paused")
         if crewgraph_event_bus.has_handlers(FlowPausedEvent):
             emit(FlowPausedEvent(flow_name=name, questions=[q.question for q in pending.questions]))
         await crewgraph_event_bus.adrain()
@@ -168,6 +215,8 @@ async def _kickoff_flow(
                 return feedback
         return pending
     journal.finish("completed")
+    if writer is not None:
+        writer.write_checkpoint("flow_finished")
     result = outputs[-1] if outputs else None
     if crewgraph_event_bus.has_handlers(FlowFinishedEvent):
         emit(FlowFinishedEvent(flow_name=name, result=result, state=_state_dict(flow.state),

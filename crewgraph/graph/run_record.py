@@ -14,11 +14,13 @@ if TYPE_CHECKING:
 __all__ = ["RunGraph", "RunRecord"]
 
 
-@dataclass
+@dataclass(slots=True)
 class RunRecord:
     """One node's execution. ``status``: completed, failed, cancelled, skipped, restored
     (taken from a checkpoint), or pending (never started). ``parent`` is the node that
-    spawned it (an agent step for its tool calls), ``None`` for planned nodes."""
+    spawned it (an agent step for its tool calls), ``None`` for planned nodes.
+
+    Slots: a run keeps one per node (and one per model call), so no ``__dict__`` each."""
 
     node_id: str
     kind: str

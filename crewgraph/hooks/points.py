@@ -9,7 +9,7 @@ replaces the response or tool result). The other points get a typed context whos
 ========================  ===========================================  ==========================
 point                     when                                         ``payload``
 ========================  ===========================================  ==========================
-``EXECUTION_START``       a crew kickoff begins                        its inputs (a dict)
+``EXECUTION_START``       a crew or flow kickoff begins                its inputs (a dict)
 ``INPUT``                 the inputs are final (after before_kickoff)  the inputs
 ``OUTPUT``                the crew's output is final                   the ``CrewOutput``
 ``EXECUTION_END``         the kickoff ended (``status``, ``error``)    the output (None if failed)
@@ -86,7 +86,7 @@ EXECUTION_BOUNDARY_POINTS: frozenset[InterceptionPoint] = frozenset({
     InterceptionPoint.OUTPUT,
     InterceptionPoint.EXECUTION_END,
 })
-"""The points at the edges of a whole execution (a crew kickoff), not of one step or call."""
+"""The points at the edges of a whole execution (a crew or flow kickoff), not of one step or call."""
 
 _LEGACY: dict[InterceptionPoint, HookKind] = {
     InterceptionPoint.PRE_MODEL_CALL: "before_llm_call",

@@ -30,6 +30,7 @@ from crewgraph.events.memory_events import (
     MemorySaveFailedEvent,
     MemorySaveStartedEvent,
 )
+from crewgraph.memory._async_api import AsyncMemoryMixin
 from crewgraph.memory._encoding import SaveRequest, encode_batch
 from crewgraph.memory._explore import ExploreMixin
 from crewgraph.memory._recall import RecallRequest, deep_recall, shallow_recall
@@ -50,7 +51,7 @@ the same memory from its save thread must not wait for itself)."""
 _CONFIG_FIELDS = tuple(_MemoryKnobs.model_fields)
 
 
-class Memory(ExploreMixin, _MemoryKnobs):
+class Memory(AsyncMemoryMixin, ExploreMixin, _MemoryKnobs):
     """Unified memory: LLM-analysed saves, composite-scored recall, scopes and slices.
 
     ``llm``: model name or BaseLLM for analysis (created lazily). ``storage``:
@@ -477,22 +478,6 @@ class Memory(ExploreMixin, _MemoryKnobs):
         from crewgraph.memory.memory_scope import MemorySlice
 
         return MemorySlice(memory=self, scopes=scopes, categories=categories, read_only=read_only)
-
-    # -- async forms ----------------------------------------------------------------
-    async def aremember(self, content: str, **kwargs: Any) -> MemoryRecord | None:
-        """``remember`` in a worker thread (the event loop keeps running)."""
-        import asyncio
-
-        return await asyncio.to_thread(self.remember, content, **kwargs)
-
-    async def aremember_many(self, contents: list[str], **kwargs: Any) -> list[MemoryRecord]:
-        return self.remember_many(contents, **kwargs)
-
-    async def arecall(self, query: str, **kwargs: Any) -> list[MemoryMatch]:
-        """``recall`` in a worker thread."""
-        import asyncio
-
-        return await asyncio.to_thread(self.recall, query, **kwargs)
 
     async def aextract_memories(self, content: str) -> list[str]:
         return await self._analyst.extract_memories(content)

@@ -19,14 +19,33 @@ from crewgraph.memory.types import MemoryMatch, MemoryRecord, ScopeInfo
 __all__ = ["MemoryScope", "MemorySlice"]
 
 
+def _bound(memory: Memory | None, what: str) -> Memory:
+    if memory is None:
+        raise RuntimeError(f"this {what} is not bound to a Memory: call .bind(memory) first")
+    return memory
+
+
 class MemoryScope:
     """Everything a :class:`Memory` does, confined to the subtree ``root_path``."""
 
     memory_kind: Literal["scope"] = "scope"
+    read_only: bool = False
 
-    def __init__(self, memory: Memory, root_path: str) -> None:
-        self.memory = memory
+    def __init__(self, memory: Memory | None = None, root_path: str = "/", memory_kind: Literal["scope"] = "scope") -> None:
+        if memory_kind != "scope":
+            raise ValueError(f"MemoryScope(memory_kind={memory_kind!r}): a scope's memory_kind is 'scope'")
+        self._memory = memory
         self.root_path = normalize_scope(root_path)
+
+    @property
+    def memory(self) -> Memory:
+        """The memory this view forwards to (an error naming ``bind`` when there is none)."""
+        return _bound(self._memory, "MemoryScope")
+
+    def bind(self, memory: Memory) -> MemoryScope:
+        """Attach the view to ``memory`` (a view made without one); returns the view."""
+        self._memory = memory
+        return self
 
     def __repr__(self) -> str:
         return f"MemoryScope(root_path={self.root_path!r})"
@@ -38,17 +57,26 @@ class MemoryScope:
         """This view's root as a store path (a per-call ``root_scope`` is one)."""
         return self.memory._abs(self.root_path)
 
-    def remember(self, content: str, scope: str | None = "/", **kwargs: Any) -> MemoryRecord | None:
+    def remember(self, content: str, scope: str | None = "/", categories: list[str] | None = None,
+                 metadata: dict[str, Any] | None = None, importance: float | None = None, source: str | None = None,
+                 private: bool = False, **kwargs: Any) -> MemoryRecord | None:
         """Store under this scope: ``scope`` is relative to its root and defaults to the root itself,
         as CrewAI's does (no model-suggested sub-scope is appended; categories and importance are
         still inferred when not given)."""
         kwargs.pop("root_scope", None)
-        return self.memory.remember(content, scope=scope or "/", root_scope=self._root(), **kwargs)
+        return self.memory.remember(content, scope=scope or "/", categories=categories, metadata=metadata,
+                                    importance=importance, source=source, private=private,
+                                    root_scope=self._root(), **kwargs)
 
-    def remember_many(self, contents: list[str], scope: str | None = "/", **kwargs: Any) -> list[MemoryRecord]:
+    def remember_many(self, contents: list[str], scope: str | None = "/", categories: list[str] | None = None,
+                      metadata: dict[str, Any] | None = None, importance: float | None = None,
+                      source: str | None = None, private: bool = False, agent_role: str | None = None,
+                      **kwargs: Any) -> list[MemoryRecord]:
         """:meth:`remember` for several contents (non-blocking, as :meth:`Memory.remember_many`)."""
         kwargs.pop("root_scope", None)
-        return self.memory.remember_many(contents, scope=scope or "/", root_scope=self._root(), **kwargs)
+        return self.memory.remember_many(contents, scope=scope or "/", categories=categories, metadata=metadata,
+                                         importance=importance, source=source, private=private,
+                                         agent_role=agent_role, root_scope=self._root(), **kwargs)
 
     def extract_and_remember(self, content: str, scope: str | None = None, **kwargs: Any) -> Future[list[str]]:
         """Queue fact extraction + save under this scope (see :meth:`Memory.extract_and_remember`)."""
@@ -68,8 +96,12 @@ class MemoryScope:
         """Recall within this subtree only."""
         return self.memory.recall(query, self._path(scope), categories, limit, depth, source, include_private)
 
-    def forget(self, scope: str | None = None, **kwargs: Any) -> int:
-        return self.memory.forget(self._path(scope), **kwargs)
+    def forget(self, scope: str | None = None, categories: list[str] | None = None,
+               older_than: datetime | None = None, metadata_filter: dict[str, Any] | None = None,
+               record_ids: list[str] | None = None) -> int:
+        """Delete matching memories of this subtree (or of ``scope`` inside it); returns how many."""
+        return self.memory.forget(self._path(scope), categories=categories, older_than=older_than,
+                                  metadata_filter=metadata_filter, record_ids=record_ids)
 
     def reset(self, scope: str | None = None) -> None:
         """Delete this subtree (or a part of it); never the rest of the store."""
@@ -124,17 +156,30 @@ class MemorySlice:
 
     def __init__(
         self,
-        memory: Memory,
-        scopes: list[str],
+        memory: Memory | None = None,
+        scopes: list[str] | None = None,
         categories: list[str] | None = None,
         read_only: bool = True,
+        memory_kind: Literal["slice"] = "slice",
     ) -> None:
+        if memory_kind != "slice":
+            raise ValueError(f"MemorySlice(memory_kind={memory_kind!r}): a slice's memory_kind is 'slice'")
         if not scopes:
-            raise ValueError("a memory slice needs at least one scope")
-        self.memory = memory
+            raise ValueError("a memory slice needs at least one scope: MemorySlice(scopes=['/a', '/b'])")
+        self._memory = memory
         self.scopes = [normalize_scope(s) for s in scopes]
         self.categories = list(categories) if categories else None
         self.read_only = read_only
+
+    @property
+    def memory(self) -> Memory:
+        """The memory this view forwards to (an error naming ``bind`` when there is none)."""
+        return _bound(self._memory, "MemorySlice")
+
+    def bind(self, memory: Memory) -> MemorySlice:
+        """Attach the view to ``memory`` (a view made without one); returns the view."""
+        self._memory = memory
+        return self
 
     def __repr__(self) -> str:
         return f"MemorySlice(scopes={self.scopes!r}, read_only={self.read_only})"
@@ -156,7 +201,10 @@ class MemorySlice:
             raise ValueError(f"writing through a read-write slice needs an explicit scope (one of {self.scopes})")
         return self._inside(scope)
 
-    def remember(self, content: str, scope: str | None = None, **kwargs: Any) -> MemoryRecord | None:
+    def remember(self, content: str, scope: str | None = None, categories: list[str] | None = None,
+                 metadata: dict[str, Any] | None = None, importance: float | None = None, source: str | None = None,
+                 private: bool = False, **kwargs: Any) -> MemoryRecord | None:
+        kwargs.update(categories=categories, metadata=metadata, importance=importance, source=source, private=private)
         target = self._writable_scope(scope)
         kwargs.pop("root_scope", None)
         return self.memory.remember(content, scope=target, **kwargs)
@@ -204,8 +252,14 @@ class MemorySlice:
         """``path`` confined to the slice, or every subtree of the slice when it is None."""
         return [self._inside(path)] if path is not None else list(self.scopes)
 
-    def info(self, path: str) -> ScopeInfo:
-        return self.memory.info(self._inside(path))
+    def info(self, path: str = "/") -> ScopeInfo:
+        """The scope ``path`` (inside one of the slice's subtrees); ``"/"``: the first subtree."""
+        return self.memory.info(self._inside(self.scopes[0] if path in ("/", "") else path))
+
+    def list_scopes(self, path: str = "/") -> list[str]:
+        """The scopes below ``path`` (inside the slice), or below every subtree for ``"/"``."""
+        targets = list(self.scopes) if path in ("/", "") else [self._inside(path)]
+        return sorted({s for t in targets for s in self.memory.list_scopes(t)})
 
     # The listing helpers take the same arguments as Memory's (code written for a Memory
     # or a MemoryScope works on a slice); without a path they cover every subtree.

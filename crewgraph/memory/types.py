@@ -19,6 +19,8 @@ __all__ = [
     "MemoryRecord",
     "ScopeInfo",
     "compute_composite_score",
+    "embed_text",
+    "embed_texts",
     "recency_decay",
     "similarity_from_distance",
     "utc_now",
@@ -135,11 +137,11 @@ def recency_decay(created_at: datetime, half_life_days: float, now: datetime | N
 
 def compute_composite_score(
     record: MemoryRecord,
-    similarity: float,
+    semantic_score: float,
     config: MemoryConfig,
     now: datetime | None = None,
 ) -> tuple[float, list[str]]:
-    """``semantic_weight*similarity + recency_weight*decay + importance_weight*importance``.
+    """``semantic_weight*semantic_score + recency_weight*decay + importance_weight*importance``.
 
     ``match_reasons`` names the signals that pulled the record up: ``semantic``
     when similarity is at least 0.5 (closer than orthogonal), ``recency`` when
@@ -147,15 +149,36 @@ def compute_composite_score(
     """
     decay = recency_decay(record.created_at, config.recency_half_life_days, now)
     score = (
-        config.semantic_weight * similarity
+        config.semantic_weight * semantic_score
         + config.recency_weight * decay
         + config.importance_weight * record.importance
     )
     reasons: list[str] = []
-    if similarity >= 0.5:
+    if semantic_score >= 0.5:
         reasons.append("semantic")
     if decay > 0.5:
         reasons.append("recency")
     if record.importance > 0.5:
         reasons.append("importance")
     return score, reasons
+
+
+def embed_texts(embedder: Any, texts: list[str]) -> list[list[float]]:
+    """``texts`` embedded in one call of ``embedder`` (a callable ``list[str] -> vectors``, or an
+    object with ``embed_documents``/``embed``), as lists of floats; an error when it returns a
+    vector per text that is missing or empty."""
+    if not texts:
+        return []
+    call = embedder if callable(embedder) else getattr(embedder, "embed_documents", None) or getattr(embedder, "embed", None)
+    if call is None:
+        raise TypeError(f"{type(embedder).__name__} is not an embedder: give a callable list[str] -> list[list[float]]")
+    raw = call(list(texts))
+    vectors = [[float(x) for x in (v.tolist() if hasattr(v, "tolist") else v)] for v in raw]
+    if len(vectors) != len(texts) or any(not v for v in vectors):
+        raise ValueError(f"the embedder returned {len(vectors)} vectors (some empty) for {len(texts)} texts")
+    return vectors
+
+
+def embed_text(embedder: Any, text: str) -> list[float]:
+    """One text's embedding (:func:`embed_texts` of ``[text]``)."""
+    return embed_texts(embedder, [text])[0]

@@ -22,6 +22,13 @@ from crewgraph.project.annotations import (
 )
 from crewgraph.project.crew_base import CrewBase, find_crew_method, is_crew_class
 from crewgraph.project.json_project import JsonCrewProject, load_json_crew
+from crewgraph.project.loaders import (
+    load_agent,
+    load_agent_from_definition,
+    load_crew,
+    load_crew_and_kickoff,
+    strip_jsonc_comments,
+)
 
 __all__ = [
     "AgentDefinition",
@@ -41,10 +48,15 @@ __all__ = [
     "find_crew_method",
     "is_crew_class",
     "llm",
+    "load_agent",
+    "load_agent_from_definition",
+    "load_crew",
+    "load_crew_and_kickoff",
     "load_json_crew",
     "memoize",
     "output_json",
     "output_pydantic",
+    "strip_jsonc_comments",
     "task",
     "tool",
 ]

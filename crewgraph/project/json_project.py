@@ -73,8 +73,10 @@ def find_crew_definition(root: Path) -> Path | None:
     return None
 
 
-def load_json_crew(source: str | Path, *, ask_missing_inputs: bool = False) -> JsonCrewProject:
-    """Load the JSON-first project at ``source`` (its folder or its crew.jsonc/crew.json).
+def load_json_crew(source: str | Path, *, ask_missing_inputs: bool = False,
+                   agents_dir: str | Path | None = None) -> JsonCrewProject:
+    """Load the JSON-first project at ``source`` (its folder or its crew.jsonc/crew.json);
+    the agent files are in ``agents_dir`` (default: the ``agents`` folder beside it).
 
     With ``ask_missing_inputs`` (what ``crewgraph run`` passes), a kickoff whose
     inputs leave a ``{placeholder}`` unfilled asks for it on a terminal, and
@@ -88,7 +90,7 @@ def load_json_crew(source: str | Path, *, ask_missing_inputs: bool = False) -> J
         path = found
     elif not path.is_file():
         raise ConfigurationError(f"no such crew definition: {display_path(path)}")
-    return _Loader(path.resolve()).load(ask_missing_inputs)
+    return _Loader(path.resolve(), Path(agents_dir).resolve() if agents_dir is not None else None).load(ask_missing_inputs)
 
 
 def crew_in_working_directory() -> Any:
@@ -133,11 +135,58 @@ def _model_error(refs: RefContext, exc: ValidationError, fields: dict[str, tuple
     return refs.fail(keys, name, f"invalid {kind}: {detail}{err['msg']}{more}")
 
 
+def build_agent_file(root: Path, name: str, file: Path) -> Any:
+    """The Agent of the agent definition ``file`` of the project at ``root`` (``load_agent``)."""
+    from crewgraph import Agent
+
+    doc = load_jsonc(file, display_path(file), "agent definition")
+    refs = RefContext(doc, root, f"agent {name!r}")
+    data = _object(doc, "an agent definition")
+    _check_fields(refs, data, _AGENT_KEYS | _AGENT_EXTRA, (), "agent")
+    fields: dict[str, tuple[Any, ...]] = {k: (k,) for k in data}
+    settings = data.pop("settings", None) or {}
+    if not isinstance(settings, dict):
+        raise refs.fail(("settings",), "settings", "expected an object of agent settings")
+    _check_fields(refs, settings, _AGENT_KEYS, ("settings",), "agent")
+    for key, value in settings.items():
+        if key in data:
+            raise refs.fail(("settings", key), key, "set both at the top level and in settings; keep one")
+        data[key] = value
+        fields[key] = ("settings", key)
+    cls = Agent
+    kind = data.pop("type", None)
+    if is_python_ref(kind):
+        cls = refs.python(kind, fields["type"], "type")
+        if not (isinstance(cls, type) and issubclass(cls, Agent)):
+            raise refs.fail(fields["type"], "type", f"{kind['python']!r} is not a subclass of Agent")
+    elif kind is not None and kind not in _AGENT_TYPES:
+        raise refs.fail(fields["type"], "type", f'unknown agent type {kind!r}: use "Agent" or {{"python": "module.MyAgent"}}')
+    for key in list(data):
+        data[key] = _value(refs, key, data[key], fields[key])
+    try:
+        return cls(**data)
+    except ValidationError as exc:
+        raise _model_error(refs, exc, fields, "agent") from None
+
+
+def _value(refs: RefContext, key: str, value: Any, keys: tuple[Any, ...]) -> Any:
+    """One field's value with its references resolved."""
+    if key == "tools":
+        return refs.tools(value, keys)
+    if key in _LLM_FIELDS:
+        return refs.llm(value, keys, key)
+    if key in _CALLABLE_FIELDS and is_python_ref(value):
+        return refs.callable_ref(value, keys, key)
+    if key in ("output_json", "output_pydantic", "response_model"):
+        return refs.model_ref(value, keys, key)
+    return refs.resolve_all(value, keys, key)
+
+
 class _Loader:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, agents_dir: Path | None = None) -> None:
         self.path = path
         self.root = path.parent
-        self.agents_dir = self.root / "agents"
+        self.agents_dir = agents_dir if agents_dir is not None else self.root / "agents"
         self.doc = load_jsonc(path, display_path(path), "crew definition")
         self.refs = RefContext(self.doc, self.root, "crew")
         self.agents: dict[str, Any] = {}
@@ -161,52 +210,11 @@ class _Loader:
                 f"no agent {name!r}: neither {where}/{name}.jsonc nor {where}/{name}.json exists"
                 f"{_suggest(name, self._agent_files())}",
             )
-        self.agents[name] = self._build_agent(name, file)
+        self.agents[name] = build_agent_file(self.root, name, file)
         return self.agents[name]
 
-    def _build_agent(self, name: str, file: Path) -> Any:
-        from crewgraph import Agent
-
-        doc = load_jsonc(file, display_path(file), "agent definition")
-        refs = RefContext(doc, self.root, f"agent {name!r}")
-        data = _object(doc, "an agent definition")
-        _check_fields(refs, data, _AGENT_KEYS | _AGENT_EXTRA, (), "agent")
-        fields: dict[str, tuple[Any, ...]] = {k: (k,) for k in data}
-        settings = data.pop("settings", None) or {}
-        if not isinstance(settings, dict):
-            raise refs.fail(("settings",), "settings", "expected an object of agent settings")
-        _check_fields(refs, settings, _AGENT_KEYS, ("settings",), "agent")
-        for key, value in settings.items():
-            if key in data:
-                raise refs.fail(("settings", key), key, "set both at the top level and in settings; keep one")
-            data[key] = value
-            fields[key] = ("settings", key)
-        cls = Agent
-        kind = data.pop("type", None)
-        if is_python_ref(kind):
-            cls = refs.python(kind, fields["type"], "type")
-            if not (isinstance(cls, type) and issubclass(cls, Agent)):
-                raise refs.fail(fields["type"], "type", f"{kind['python']!r} is not a subclass of Agent")
-        elif kind is not None and kind not in _AGENT_TYPES:
-            raise refs.fail(fields["type"], "type", f'unknown agent type {kind!r}: use "Agent" or {{"python": "module.MyAgent"}}')
-        for key in list(data):
-            data[key] = self._value(refs, key, data[key], fields[key])
-        try:
-            return cls(**data)
-        except ValidationError as exc:
-            raise _model_error(refs, exc, fields, "agent") from None
-
     def _value(self, refs: RefContext, key: str, value: Any, keys: tuple[Any, ...]) -> Any:
-        """One field's value with its references resolved."""
-        if key == "tools":
-            return refs.tools(value, keys)
-        if key in _LLM_FIELDS:
-            return refs.llm(value, keys, key)
-        if key in _CALLABLE_FIELDS and is_python_ref(value):
-            return refs.callable_ref(value, keys, key)
-        if key in ("output_json", "output_pydantic", "response_model"):
-            return refs.model_ref(value, keys, key)
-        return refs.resolve_all(value, keys, key)
+        return _value(refs, key, value, keys)
 
     # -- tasks --------------------------------------------------------------------------
     def _tasks(self, crew: dict[str, Any], listed: list[str]) -> list[Any]:

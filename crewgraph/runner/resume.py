@@ -370,5 +370,7 @@ def fork_crew(
     """``Crew.fork``: copy the run's finished outputs under a new run id (``branch`` as its
     label) and return the crew bound to resume that fork; the original run is untouched."""
     config = _store_config(config)
+    if config.crewai is not None:  # CrewAI's config: the fork's checkpoints go on the new branch
+        config = config.model_copy(update={"crewai": config.crewai.forked(branch)})
     new_id = fork_run(config, branch, exclude=exclude)
     return crew_from_checkpoint(cls, config.model_copy(update={"run_id": new_id}), factory=factory)

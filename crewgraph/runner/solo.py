@@ -94,7 +94,7 @@ async def kickoff_agent(
         agent=agent,
         output_pydantic=response_format,
     )
-    crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role)
+    crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role, checkpoint=agent.checkpoint)
     said = _LiteAgentEvents(agent, messages)
     try:
         output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from crewgraph._internal.gc_scope import run_collector
 from crewgraph.errors import CrewGraphError, LoopGuardError, NodeExecutionError, RunCancelledError
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
@@ -171,7 +172,8 @@ class Scheduler:
         self._once_done: set[str] = set()
         self._trigger: dict[str, str | None] = {}
         self._sem: asyncio.Semaphore | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._wake: asyncio.Event | None = None
         self._error: BaseException | None = None
         self.paused: dict[str, dict[str, Any]] = {}
         self.executor = executor
@@ -204,7 +206,12 @@ class Scheduler:
 
     # ------------------------------------------------------------------ public
     async def run(self) -> RunResult:
-        """Run the graph to quiescence and return every node's output."""
+        """Run the graph to quiescence and return every node's output (full garbage
+        collections spaced out meanwhile: :mod:`crewgraph._internal.gc_scope`)."""
+        with run_collector():
+            return await self._run_here()
+
+    async def _run_here(self) -> RunResult:
         self._sem = asyncio.Semaphore(self.max_concurrency)
         if self.executor is not None:
             # Before anything is recorded or a token spent: connect, refuse what cannot run there.
@@ -225,17 +232,18 @@ class Scheduler:
             self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
         self._restored_usage = self._load_restored()
         try:
+            self._wake = asyncio.Event()
             for nid in self.plan.entry:
                 self._make_ready(nid, None)
-            while self._tasks:
-                done, _ = await asyncio.wait(self._tasks, return_when=asyncio.FIRST_COMPLETED)
-                for t in done:
-                    self._tasks.discard(t)
-                    if self._error is None and not t.cancelled() and t.exception() is not None:
-                        self._error = t.exception()  # never let a node task's error go unseen
-                if self._error is not None:
-                    await self._cancel_all()
-                    raise self._error
+            while self._tasks and self._error is None:
+                # Woken by a task's done callback when the last task ends or one fails:
+                # asyncio.wait over every pending task was O(pending) per completion, O(N^2)
+                # for a wide graph (10,000 independent tasks are all pending at once).
+                self._wake.clear()
+                await self._wake.wait()
+            if self._error is not None:
+                await self._cancel_all()
+                raise self._error
         except asyncio.CancelledError:
             await self._cancel_all()
             self._finish_checkpoint("cancelled", "cancelled")
@@ -326,12 +334,23 @@ class Scheduler:
             result = NodeResult(output=self.restored[nid], route=self._restored_routes.get(nid))
             waiting = self._complete(nid, self.restored[nid], result, restored=True)
             if waiting is not None:  # an async restore hook: successors fire once it is done
-                self._tasks.add(asyncio.ensure_future(waiting))
+                self._track(asyncio.ensure_future(waiting))
             return
         # The trigger goes with this execution: a node in mode "any" may be made ready
         # again (by another predecessor) before this execution starts.
-        task = asyncio.ensure_future(self._execute(nid, trigger))
+        self._track(asyncio.ensure_future(self._execute(nid, trigger)))
+
+    def _track(self, task: asyncio.Future[None]) -> None:
         self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Future[None]) -> None:
+        self._tasks.discard(task)
+        exc = None if task.cancelled() else task.exception()  # retrieved, even after a first error
+        if self._error is None and exc is not None:
+            self._error = exc  # never let a node task's error go unseen
+        if (not self._tasks or self._error is not None) and self._wake is not None:
+            self._wake.set()
 
     def _fire(self, src: str, route: str | None) -> None:
         for dst, edge_route in self.plan.succs.get(src, ()):

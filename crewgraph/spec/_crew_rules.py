@@ -64,8 +64,8 @@ def crew_problems(crew: Any, *, at_definition: bool = False) -> list[CrewProblem
         problems.extend(_manager_problems(crew))
     index = {t.id: i for i, t in enumerate(tasks)}
     for i, task in enumerate(tasks):
-        label = task_label(task, i)
         if task.agent is None and process != Process.hierarchical:
+            label = task_label(task, i)  # only for a problem: labels were a tenth of a compile
             problems.append(
                 CrewProblem(
                     ("tasks", i, "agent"),
@@ -80,6 +80,7 @@ def crew_problems(crew: Any, *, at_definition: bool = False) -> list[CrewProblem
             for ctx_task in task.context or []:
                 j = index.get(ctx_task.id)
                 if j is not None and j > i:
+                    label = task_label(task, i)
                     problems.append(
                         CrewProblem(
                             ("tasks", i, "context"),

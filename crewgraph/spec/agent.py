@@ -84,6 +84,9 @@ class Agent(BaseAgent):
     knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
     knowledge: Any = Field(default=None, description="A built Knowledge object only this agent draws on")
     embedder: Annotated[Any, JSON_NAMED] = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
+    checkpoint: Annotated[Any, JSON_NAMED] = Field(
+        default=None, description="CheckpointConfig/True for this agent's own kickoff (in a crew, the crew's setting applies)"
+    )
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
     mcps: list[Any] = Field(
         default_factory=list,
@@ -179,20 +182,20 @@ class Agent(BaseAgent):
 
     @classmethod
     def from_checkpoint(cls, config: Any) -> "Agent":
-        """CrewAI's agent-level restore: refused (a solo ``kickoff`` is not checkpointed)."""
-        raise NotImplementedError(
-            "Agent.from_checkpoint is not supported by crewgraph: a solo agent's kickoff is not "
-            "checkpointed; run the agent's work in a Crew(checkpoint=CheckpointConfig(...)) and use "
-            "Crew.from_checkpoint(config)"
-        )
+        """The agent recorded in the checkpoint ``config.restore_from`` names (one of CrewAI's
+        checkpoint files or ``<database>#<id>``, written by an agent's or a one-agent crew's run),
+        checkpointing its later runs next to it. A solo kickoff is one step, checkpointed when it
+        ends: the restored agent's next ``kickoff`` is a new run."""
+        from crewgraph.state.restore import agent_from_checkpoint
+
+        return agent_from_checkpoint(cls, config)
 
     @classmethod
     def fork(cls, config: Any, branch: str | None = None) -> "Agent":
-        """CrewAI's agent-level fork: refused, as :meth:`from_checkpoint`."""
-        raise NotImplementedError(
-            "Agent.fork is not supported by crewgraph: a solo agent's kickoff is not checkpointed; "
-            "fork a crew run with Crew.fork(config, branch)"
-        )
+        """:meth:`from_checkpoint`, its later checkpoints written on branch ``branch``."""
+        from crewgraph.state.restore import agent_from_checkpoint
+
+        return agent_from_checkpoint(cls, config, fork=True, branch=branch)
 
     # ------------------------------------------------------------------ BaseAgent's contract
     def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:

@@ -37,6 +37,9 @@ _HOSTED_TOOLS = {
     "AIMindTool": "crewgraph.toolkit.aimind_tool",
     "ApifyActorsTool": "crewgraph.toolkit.apify_tool",
     "ArxivPaperTool": "crewgraph.toolkit.arxiv_tool",
+    "AzureDocumentDBToolSchema": "crewgraph.toolkit.azure_documentdb_tool",
+    "AzureDocumentDBVectorSearchConfig": "crewgraph.toolkit.azure_documentdb_tool",
+    "AzureDocumentDBVectorSearchTool": "crewgraph.toolkit.azure_documentdb_tool",
     "BedrockInvokeAgentTool": "crewgraph.toolkit.bedrock_tools",
     "BedrockKBRetrieverTool": "crewgraph.toolkit.bedrock_tools",
     "BraveImageSearchTool": "crewgraph.toolkit.brave_tools",
@@ -58,7 +61,13 @@ _HOSTED_TOOLS = {
     "ContextualAIQueryTool": "crewgraph.toolkit.contextualai_tools",
     "ContextualAIRerankTool": "crewgraph.toolkit.contextualai_tools",
     "DallETool": "crewgraph.toolkit.openai_tools",
+    "DaytonaExecTool": "crewgraph.toolkit.daytona_tools",
+    "DaytonaFileTool": "crewgraph.toolkit.daytona_tools",
+    "DaytonaPythonTool": "crewgraph.toolkit.daytona_tools",
     "DatabricksQueryTool": "crewgraph.toolkit.databricks_tool",
+    "E2BExecTool": "crewgraph.toolkit.e2b_tools",
+    "E2BFileTool": "crewgraph.toolkit.e2b_tools",
+    "E2BPythonTool": "crewgraph.toolkit.e2b_tools",
     "EXASearchTool": "crewgraph.toolkit.exa_tool",
     "ExaSearchTool": "crewgraph.toolkit.exa_tool",
     "FileCompressorTool": "crewgraph.toolkit.file_compressor_tool",
@@ -86,6 +95,7 @@ _HOSTED_TOOLS = {
     "PatronusEvalTool": "crewgraph.toolkit.patronus_tools",
     "PatronusLocalEvaluatorTool": "crewgraph.toolkit.patronus_tools",
     "PatronusPredefinedCriteriaEvalTool": "crewgraph.toolkit.patronus_tools",
+    "QdrantConfig": "crewgraph.toolkit.qdrant_tool",
     "QdrantVectorSearchTool": "crewgraph.toolkit.qdrant_tool",
     "S3ReaderTool": "crewgraph.toolkit.s3_tools",
     "S3WriterTool": "crewgraph.toolkit.s3_tools",
@@ -126,6 +136,9 @@ __all__ = [
     "AIMindTool",
     "ApifyActorsTool",
     "ArxivPaperTool",
+    "AzureDocumentDBToolSchema",
+    "AzureDocumentDBVectorSearchConfig",
+    "AzureDocumentDBVectorSearchTool",
     "BedrockInvokeAgentTool",
     "BedrockKBRetrieverTool",
     "BraveImageSearchTool",
@@ -150,7 +163,13 @@ __all__ = [
     "ContextualAIRerankTool",
     "DallETool",
     "DatabricksQueryTool",
+    "DaytonaExecTool",
+    "DaytonaFileTool",
+    "DaytonaPythonTool",
     "DirectoryReadTool",
+    "E2BExecTool",
+    "E2BFileTool",
+    "E2BPythonTool",
     "EXASearchTool",
     "ExaSearchTool",
     "FileCompressorTool",
@@ -181,6 +200,7 @@ __all__ = [
     "PatronusEvalTool",
     "PatronusLocalEvaluatorTool",
     "PatronusPredefinedCriteriaEvalTool",
+    "QdrantConfig",
     "QdrantVectorSearchTool",
     "S3ReaderTool",
     "S3WriterTool",
@@ -233,13 +253,37 @@ _INSTEAD = (
     "tool server (see docs/porting.md)."
 )
 
+_NO_SERVER_HERE = (
+    "its only protocol is {what}, and no {server} can run on crewgraph's test machines, so a client of it "
+    "could not be tested against the real thing or an honest stand-in (docs/porting.md). {instead}"
+)
+
 _NOT_YET = {
+    "CouchbaseFTSVectorSearchTool": _NO_SERVER_HERE.format(
+        what="the couchbase SDK's cluster connection (its KV bootstrap, then the Search service)",
+        server="Couchbase Server",
+        instead="Use QdrantVectorSearchTool or MongoDBVectorSearchTool, or wrap your own couchbase client's "
+        "scope.search(...) in a crewgraph.tools.BaseTool."),
+    "DB2VectorSearchTool": _NO_SERVER_HERE.format(
+        what="IBM Db2's DRDA protocol through ibm_db's CLI driver", server="Db2 server",
+        instead="Use NL2SQLTool with a SQLAlchemy Db2 URL (ibm_db_sa), "
+        "or wrap ibm_db's VECTOR_DISTANCE query in a crewgraph.tools.BaseTool."),
+    "OracleVectorSearchTool": _NO_SERVER_HERE.format(
+        what="Oracle Net (TNS) through python-oracledb", server="Oracle Database 23ai",
+        instead="Use NL2SQLTool with an oracle+oracledb:// SQLAlchemy URL, or wrap your oracledb VECTOR_DISTANCE "
+        "query in a crewgraph.tools.BaseTool."),
     "StagehandTool": (
         "Stagehand's browser automation needs its SDK, a Browserbase session and an LLM together, which "
         "crewgraph does not wrap yet. Use SeleniumScrapingTool (a local headless Chromium), BrowserbaseLoadTool, "
         "or Browserbase's Stagehand MCP server through MCPServerAdapter (see docs/porting.md)."
     ),
 }
+_NOT_YET.update({
+    "DB2ToolSchema": _NOT_YET["DB2VectorSearchTool"],
+    "OracleToolSchema": _NOT_YET["OracleVectorSearchTool"],
+    "OracleVectorSearchConfig": _NOT_YET["OracleVectorSearchTool"],
+    "OracleVectorSearchQueryConfig": _NOT_YET["OracleVectorSearchTool"],
+})
 """crewai_tools names crewgraph has no client of yet, and what to use instead."""
 
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}

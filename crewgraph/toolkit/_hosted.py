@@ -14,6 +14,13 @@ tools at a local fake on 127.0.0.1.
 Unknown constructor arguments are rejected (``extra="forbid"``), and CrewAI
 options that crewgraph does not implement are rejected with a reason
 (``_unsupported``), never silently ignored.
+
+Each tool instance keeps one pooled ``httpx.Client`` (opened on the first
+call, bounded by ``timeout``), so repeated calls reuse their connections;
+:meth:`HostedTool.close` closes it, and it is closed when the tool is
+garbage-collected. It lives outside the pydantic model, keyed by the
+instance, so copying a tool (``model_copy``, ``deepcopy``) never shares or
+tries to copy a live client: the copy opens its own.
 """
 
 from __future__ import annotations
@@ -21,12 +28,14 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import threading
+import weakref
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field, model_validator
 
-from crewgraph.toolkit._http import call_json, call_text
+from crewgraph.toolkit._http import call_json, call_text, new_client
 from crewgraph.tools.base_tool import BaseTool
 from crewgraph.tools.tool_failure import ToolFailure
 
@@ -45,6 +54,18 @@ def first_env(*names: str) -> str | None:
 def missing_library(tool: str, module: str, install: str) -> str:
     """The message for a tool whose optional library is not installed."""
     return f"{tool} needs the {module!r} library, which is not installed: pip install {install}"
+
+
+_CLIENTS: dict[int, Any] = {}
+"""id(tool) -> its pooled httpx.Client (see the module doc)."""
+_CLIENTS_LOCK = threading.Lock()
+
+
+def _drop_client(key: int) -> None:
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.pop(key, None)
+    if client is not None:
+        client.close()
 
 
 def save_results(results: Any) -> Path:
@@ -91,6 +112,21 @@ class HostedTool(BaseTool):
                 if data.get(name) not in (None, False):
                     raise ValueError(f"{cls.__name__}({name}=...) is not supported: {reason}")
         return data
+
+    # the pooled client ----------------------------------------------------
+    def http_client(self) -> Any:
+        """This tool's pooled ``httpx.Client`` (opened on first use; see the module doc)."""
+        key = id(self)
+        with _CLIENTS_LOCK:
+            client = _CLIENTS.get(key)
+            if client is None or client.is_closed:
+                client = _CLIENTS[key] = new_client(self.timeout)
+                weakref.finalize(self, _drop_client, key)
+        return client
+
+    def close(self) -> None:
+        """Close the pooled HTTP client (a later call opens a new one)."""
+        _drop_client(id(self))
 
     # key and address -----------------------------------------------------
     def resolved_key(self) -> str | None:
@@ -144,6 +180,7 @@ class HostedTool(BaseTool):
             key_hint=self._key_hint() or None,
             data=data,
             files=files,
+            client=self.http_client(),
         )
 
     def _call_text(
@@ -165,4 +202,5 @@ class HostedTool(BaseTool):
             params=params,
             timeout=self.timeout,
             key_hint=self._key_hint() or None,
+            client=self.http_client(),
         )

@@ -6,6 +6,11 @@ total timeout on each request, 429/5xx and timeouts returned as *retryable*
 :class:`ToolFailure` (the tool node retries them), 401/403 as a failure that
 names the service and the key's environment variable, and a reply that is not
 JSON as a failure rather than a crash. httpx is imported on the first call.
+
+A tool passes its own ``client`` (see :func:`new_client`; ``HostedTool``
+keeps one per instance) so its calls reuse one connection pool instead of a
+new TCP (and TLS) handshake per request; without one, a client is opened for
+the request and closed after it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from typing import Any
 
 from crewgraph.tools.tool_failure import ToolFailure
 
-__all__ = ["RETRYABLE_STATUS", "call_json", "call_text", "error_detail"]
+__all__ = ["RETRYABLE_STATUS", "call_bytes", "call_json", "call_text", "error_detail", "new_client"]
 
 RETRYABLE_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 _USER_AGENT = "crewgraph-toolkit/0.1"
@@ -38,6 +43,18 @@ def error_detail(payload: Any) -> str:
     return ""
 
 
+def new_client(timeout: float) -> Any:
+    """An ``httpx.Client`` for one tool: bounded timeouts, redirects followed (at most 5), small pool."""
+    import httpx
+
+    return httpx.Client(
+        timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
+        follow_redirects=True,
+        max_redirects=5,
+        limits=httpx.Limits(max_connections=10, max_keepalive_connections=4, keepalive_expiry=30.0),
+    )
+
+
 def _send(
     method: str,
     url: str,
@@ -51,6 +68,8 @@ def _send(
     accept: str,
     data: Any = None,
     files: Any = None,
+    content: bytes | None = None,
+    client: Any = None,
 ) -> Any:
     """The httpx response of one request, or a :class:`ToolFailure` (network error, timeout, HTTP error)."""
     import httpx
@@ -58,10 +77,13 @@ def _send(
     sent = {"User-Agent": _USER_AGENT, "Accept": accept, **(headers or {})}
     limits = httpx.Timeout(timeout, connect=min(10.0, timeout))
     try:
-        with httpx.Client(timeout=limits, follow_redirects=True, max_redirects=5) as client:
-            response = client.request(
-                method, url, headers=sent, json=json_body, params=params, data=data, files=files
-            )
+        if client is not None:
+            response = client.request(method, url, headers=sent, json=json_body, params=params, data=data,
+                                      files=files, content=content, timeout=limits)
+        else:
+            with new_client(timeout) as one_off:
+                response = one_off.request(method, url, headers=sent, json=json_body, params=params, data=data,
+                                           files=files, content=content)
     except httpx.TimeoutException:
         return ToolFailure(
             message=f"{service} did not answer within {timeout:g}s ({method} {url})",
@@ -105,16 +127,18 @@ def call_json(
     key_hint: str | None = None,
     data: Any = None,
     files: Any = None,
+    client: Any = None,
 ) -> Any | ToolFailure:
     """Send one request and return the decoded JSON reply, or a :class:`ToolFailure`.
 
     ``service`` names the API in messages ("Serper"); ``key_hint`` (e.g. "set
     SERPER_API_KEY") is added to authentication failures. ``data``/``files``
-    send a form (multipart when there are files) instead of JSON.
+    send a form (multipart when there are files) instead of JSON; ``client``
+    is the caller's pooled client (:func:`new_client`), else a one-off one.
     """
     response = _send(
         method, url, service=service, headers=headers, json_body=json_body, params=params,
-        timeout=timeout, key_hint=key_hint, accept="application/json", data=data, files=files,
+        timeout=timeout, key_hint=key_hint, accept="application/json", data=data, files=files, client=client,
     )
     if isinstance(response, ToolFailure):
         return response
@@ -140,12 +164,35 @@ def call_text(
     params: dict[str, Any] | None = None,
     timeout: float = 30.0,
     key_hint: str | None = None,
+    client: Any = None,
 ) -> str | ToolFailure:
     """Like :func:`call_json` for an API that answers text (Markdown, HTML): the body decoded."""
     response = _send(
         method, url, service=service, headers=headers, json_body=json_body, params=params,
-        timeout=timeout, key_hint=key_hint, accept="text/plain, text/markdown, */*",
+        timeout=timeout, key_hint=key_hint, accept="text/plain, text/markdown, */*", client=client,
     )
     if isinstance(response, ToolFailure):
         return response
     return str(response.text)
+
+
+def call_bytes(
+    method: str,
+    url: str,
+    *,
+    service: str,
+    headers: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
+    timeout: float = 30.0,
+    key_hint: str | None = None,
+    json_body: Any = None,
+    content: bytes | None = None,
+    files: Any = None,
+    accept: str = "*/*",
+    client: Any = None,
+) -> Any | ToolFailure:
+    """Like :func:`call_json` for a binary or streamed body: the httpx response itself (status < 400)."""
+    return _send(
+        method, url, service=service, headers=headers, json_body=json_body, params=params, timeout=timeout,
+        key_hint=key_hint, accept=accept, content=content, files=files, client=client,
+    )

@@ -57,7 +57,7 @@ class TableSearchBase(_RagBase):
                 current.append(row)
             chunks.append("\n\n".join(current))
             self._docs = [self._get_index().add_chunks(chunks, f"{self._engine} table {self.table_name}")]
-        hits = self._get_index().search(search_query, self._docs, limit=self.limit)
+        hits = self._hits(search_query, self._docs)
         if not hits:
             return "No relevant content found."
         return "Relevant Content:\n" + "\n\n".join(h.content for h in hits)

@@ -99,6 +99,7 @@ class ArxivPaperTool(HostedTool):
         xml = call_text(
             "GET", self.endpoint("/api/query"), service=self._service, timeout=self.timeout,
             params={"search_query": search_query, "start": 0, "max_results": max_results},
+            client=self.http_client(),
         )
         if isinstance(xml, ToolFailure):
             return xml

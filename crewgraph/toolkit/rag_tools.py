@@ -8,6 +8,13 @@ query with the most similar passages, each labelled with its file.
 Given the file (``TXTSearchTool(txt="notes.txt")``) the model is only asked
 for ``search_query``; otherwise it also names the file. ``base_dir`` keeps
 every path inside one directory.
+
+CrewAI's ``similarity_threshold`` is a cosine similarity, as CrewAI's Qdrant
+and ChromaDB clients score a passage; it is converted to the index's own score
+(``1 / (1 + cosine distance)``). Its default is None (no floor) rather than
+CrewAI's 0.6, which suits OpenAI's embeddings but drops most relevant passages
+of the offline MiniLM (docs/porting.md). ``collection_name`` other than
+CrewAI's default and ``adapter`` are rejected with a reason.
 """
 
 from __future__ import annotations
@@ -36,8 +43,28 @@ __all__ = [
     "XMLSearchTool",
 ]
 
+_COLLECTION = "rag_tool_collection"
 _MAX_DIR_FILES = 2000
 _MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+_CONFIG_KEYS = ("embedder", "embedding_model", "storage", "vectordb")
+
+
+def _check_config(tool: str, config: dict[str, Any] | None) -> None:
+    """Refuse ``config`` keys and vector stores the tools do not honour (never ignore them)."""
+    unknown = sorted(set(config or {}) - set(_CONFIG_KEYS))
+    if unknown:
+        raise ValueError(f"{tool}(config=...) does not know {', '.join(map(repr, unknown))}: it takes "
+                         f"{', '.join(map(repr, _CONFIG_KEYS))}")
+    vectordb = (config or {}).get("vectordb")
+    if vectordb is not None:
+        provider = vectordb.get("provider", "chromadb") if isinstance(vectordb, dict) else vectordb
+        if provider != "qdrant" or (isinstance(vectordb, dict) and vectordb.get("config")):
+            raise ValueError(
+                f"{tool}(config={{'vectordb': {vectordb!r}}}) is not supported: crewgraph's RAG tools index into their "
+                "own embedded Qdrant store ({'provider': 'qdrant'} with no settings, or config={'storage': dir}); "
+                "ChromaDB and Qdrant servers are for set_rag_config(...) / get_rag_client()")
 
 
 class _RagBase(BaseTool):
@@ -48,7 +75,12 @@ class _RagBase(BaseTool):
     limit: int = Field(default=5, ge=1, description="Passages returned per search")
     chunk_size: int = Field(default=1000, ge=100)
     chunk_overlap: int = Field(default=200, ge=0)
-    summarize: bool = Field(default=False, description="Accepted for CrewAI compatibility; passages are returned as is")
+    summarize: bool = Field(default=False, description="CrewAI's flag, unused there too: passages are returned as is")
+    similarity_threshold: float | None = Field(
+        default=None, ge=-1.0, le=1.0,
+        description="Lowest cosine similarity a passage may have (CrewAI's name); default: no floor")
+    collection_name: str = Field(default=_COLLECTION, description="CrewAI's collection name (only its default)")
+    adapter: Any = Field(default=None, exclude=True, description="CrewAI's RAG adapter object (not supported)")
 
     _index: Any = PrivateAttr(default=None)
     _field: ClassVar[str | None] = None
@@ -56,6 +88,15 @@ class _RagBase(BaseTool):
 
     def model_post_init(self, __context: Any) -> None:
         super().model_post_init(__context)
+        name = type(self).__name__
+        if self.adapter is not None:
+            raise ValueError(f"{name}(adapter=...) is not supported: crewgraph's RAG tools index into crewgraph's own "
+                             "store; choose the embedder with config={'embedder': ...} or set_rag_config(...)")
+        _check_config(name, self.config)
+        if self.collection_name != _COLLECTION:
+            raise ValueError(f"{name}(collection_name={self.collection_name!r}) is not supported: crewgraph keeps each "
+                             "tool's sources apart in its index instead of in named collections; pass "
+                             "config={'storage': directory} to keep an index in a directory of its own")
         field = self._field
         fixed = getattr(self, field) if field else None
         if field and fixed is not None:
@@ -79,8 +120,13 @@ class _RagBase(BaseTool):
             self._index = get_index(embedder, cfg.get("storage"))
         return self._index
 
+    def _hits(self, query: str, doc_ids: list[str]) -> list[Any]:
+        """The best passages among ``doc_ids``, at most ``limit``, none under ``similarity_threshold``."""
+        floor = 0.0 if self.similarity_threshold is None else 1.0 / (2.0 - self.similarity_threshold)
+        return list(self._get_index().search(query, doc_ids, limit=self.limit, min_score=floor))
+
     def _search(self, query: str, doc_ids: list[str]) -> str:
-        hits = self._get_index().search(query, doc_ids, limit=self.limit)
+        hits = self._hits(query, doc_ids)
         if not hits:
             return "No relevant content found."
         parts = [f"[{display(Path(h.source), self.base_dir) if h.source else 'text'}]\n{h.content}" for h in hits]

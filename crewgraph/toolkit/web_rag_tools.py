@@ -50,7 +50,7 @@ class _WebRagTool(_RagBase):
     """Document ids per start URL already read."""
 
     def _search(self, query: str, doc_ids: list[str]) -> str:
-        hits = self._get_index().search(query, doc_ids, limit=self.limit)
+        hits = self._hits(query, doc_ids)
         if not hits:
             return "No relevant content found."
         return "Relevant Content:\n" + "\n\n".join(f"[{h.source}]\n{h.content}" for h in hits)

@@ -108,7 +108,7 @@ class _YoutubeBase(_RagBase):
         return doc
 
     def _search(self, query: str, doc_ids: list[str]) -> str:
-        hits = self._get_index().search(query, doc_ids, limit=self.limit)
+        hits = self._hits(query, doc_ids)
         if not hits:
             return "No relevant content found."
         return "Relevant Content:\n" + "\n\n".join(f"[{h.source}]\n{h.content}" for h in hits)

@@ -100,7 +100,7 @@ def test_what_crewgraph_does_not_do_is_refused() -> None:
         CheckpointConfig(location="x", unknown=True)  # type: ignore[call-arg]
     assert CheckpointConfig().location == "./.checkpoints" and CheckpointConfig().on_events == ["task_completed"]
     assert isinstance(CheckpointConfig().provider, JsonProvider)
-    with pytest.raises(NotImplementedError, match=r"Crew\.from_checkpoint"):
+    with pytest.raises(ValueError, match=r"restore_from must be set"):
         Agent.from_checkpoint(CheckpointConfig())
-    with pytest.raises(NotImplementedError, match=r"Crew\.fork"):
+    with pytest.raises(ValueError, match=r"restore_from must be set"):
         Agent.fork(CheckpointConfig(), branch="b")

@@ -7,6 +7,13 @@ OP_MSG for everything else), and Atlas's documented semantics for the few
 commands the tool sends — ``insert``, ``createSearchIndexes``, ``aggregate``
 with ``$vectorSearch`` (cosine scores ``(1 + cos) / 2``, ``filter`` on
 equality/``$in``), ``$set``/``$project``/``$match`` and ``$listSearchIndexes``.
+
+It also answers Azure DocumentDB's (ex Cosmos DB vCore's) documented vector
+search for AzureDocumentDBVectorSearchTool: ``createIndexes`` with a
+``cosmosSearch`` key and ``cosmosSearchOptions``, and ``$search`` with
+``cosmosSearch`` (``k``, ``filter``; COS scores are the cosine, L2 the
+distance, IP the dot product) projected with ``{"$meta": "searchScore"}`` and
+``"$$ROOT"``. An unknown index is DocumentDB's error, not an empty answer.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ class FakeMongod:
     def __init__(self) -> None:
         self.collections: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.search_indexes: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.cosmos_indexes: dict[tuple[str, str], dict[str, Any]] = {}
+        """(db, collection) -> {path: cosmosSearchOptions} of DocumentDB vector indexes."""
         self.commands: list[dict[str, Any]] = []
         self._sock = socket.socket()
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -152,8 +161,18 @@ class FakeMongod:
                 indexes.append({"id": f"idx{len(indexes)}", "name": spec["name"], "type": spec.get("type", "search"),
                                 "status": "READY", "queryable": True, "latestDefinition": spec["definition"]})
             return {"indexesCreated": [{"id": i["id"], "name": i["name"]} for i in indexes], "ok": 1.0}
+        if name == "createIndexes":
+            for spec in cmd["indexes"]:
+                for path, kind in spec["key"].items():
+                    if kind == "cosmosSearch":
+                        self.cosmos_indexes.setdefault((db, cmd["createIndexes"]), {})[path] = spec["cosmosSearchOptions"]
+            return {"createdCollectionAutomatically": False, "numIndexesBefore": 1, "numIndexesAfter": 2, "ok": 1.0}
         if name == "aggregate":
             key = (db, cmd["aggregate"])
+            if any("$search" in stage for stage in cmd["pipeline"]):
+                search = next(s["$search"] for s in cmd["pipeline"] if "$search" in s)["cosmosSearch"]
+                if search["path"] not in self.cosmos_indexes.get(key, {}):
+                    return {"ok": 0.0, "errmsg": f"no vector index on {search['path']}", "code": 2, "codeName": "BadValue"}
             batch = self._pipeline(key, cmd["pipeline"])
             return {"cursor": {"firstBatch": batch, "id": 0, "ns": f"{db}.{cmd['aggregate']}"}, "ok": 1.0}
         return {"ok": 0.0, "errmsg": f"no such command: '{name}'", "code": 59, "codeName": "CommandNotFound"}
@@ -177,6 +196,36 @@ class FakeMongod:
                 for doc, score in scored[: arg["limit"]]:
                     doc["__score"] = score
                     docs.append(doc)
+            elif op == "$search":
+                search = arg["cosmosSearch"]
+                options = self.cosmos_indexes[key][search["path"]]
+                scored = []
+                for d in docs:
+                    vec = d.get(search["path"])
+                    if not isinstance(vec, list) or not _matches(d, search.get("filter")):
+                        continue
+                    if options["similarity"] == "COS":
+                        score = _cosine(search["vector"], vec)
+                    elif options["similarity"] == "IP":
+                        score = sum(x * y for x, y in zip(search["vector"], vec, strict=False))
+                    else:
+                        score = -math.dist(search["vector"], vec)
+                    scored.append((d, score))
+                scored.sort(key=lambda pair: -pair[1])
+                docs = []
+                for doc, score in scored[: search["k"]]:
+                    doc["__score"] = score if options["similarity"] != "L2" else -score
+                    docs.append(doc)
+            elif op == "$project" and "document" in arg and arg["document"] == "$$ROOT":
+                projected = []
+                for doc in docs:
+                    score = doc.pop("__score", None)
+                    row: dict[str, Any] = {"document": doc}
+                    for field, value in arg.items():
+                        if value == {"$meta": "searchScore"}:
+                            row[field] = score
+                    projected.append(row)
+                docs = projected
             elif op == "$set":
                 for doc in docs:
                     for field, value in arg.items():

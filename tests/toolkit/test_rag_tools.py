@@ -203,3 +203,63 @@ def test_directory_search_skips_what_a_file_tool_must_not_read(tmp_path: Path) -
     os.mkfifo(base / "pipe.txt")  # would hang a reader
     out = _ok(DirectorySearchTool(base_dir=str(base), limit=5).run(search_query="vault code", directory="."))
     assert "4471" not in out and "retries failed charges" in out
+
+
+def test_similarity_threshold_is_a_cosine_floor(tmp_path: Path) -> None:
+    from crewgraph.rag.embeddings.onnx_minilm import default_embedder
+
+    notes = tmp_path / "facts.txt"
+    notes.write_text("\n\n".join(FACTS), encoding="utf-8")
+    query = "how often are failed payments retried?"
+    vectors = default_embedder()([query, *FACTS])
+
+    def cosine(a: list[float], b: list[float]) -> float:
+        dot = sum(x * y for x, y in zip(a, b, strict=True))
+        return float(dot / ((sum(x * x for x in a) ** 0.5) * (sum(y * y for y in b) ** 0.5)))
+
+    best = max(cosine(vectors[0], v) for v in vectors[1:])
+    kept = TXTSearchTool(txt=str(notes), chunk_size=100, chunk_overlap=0, similarity_threshold=best - 0.01)
+    found = kept.run(search_query=query)
+    assert "payment service retries" in found and "lasagna" not in found
+    dropped = TXTSearchTool(txt=str(notes), chunk_size=100, chunk_overlap=0, similarity_threshold=min(best + 0.01, 1.0))
+    assert dropped.run(search_query=query) == "No relevant content found."
+    assert "lasagna" in TXTSearchTool(txt=str(notes), chunk_size=100, chunk_overlap=0).run(search_query=query)
+
+
+def test_crewai_collection_options_are_rejected_not_ignored() -> None:
+    assert TXTSearchTool(collection_name="rag_tool_collection").collection_name == "rag_tool_collection"
+    with pytest.raises(ValueError, match=r"collection_name='mine'\) is not supported"):
+        TXTSearchTool(collection_name="mine")
+    with pytest.raises(ValueError, match=r"PDFSearchTool\(adapter=...\) is not supported"):
+        PDFSearchTool(adapter=object())
+
+
+def test_crewai_config_shape_is_read_or_refused(tmp_path: Path) -> None:
+    from crewgraph.toolkit.tools.rag import RagToolConfig
+
+    notes = tmp_path / "n.txt"
+    notes.write_text(FACTS[2], encoding="utf-8")
+    config: RagToolConfig = {"embedding_model": {"provider": "onnx", "config": {}}, "vectordb": {"provider": "qdrant"}}
+    tool = TXTSearchTool(txt=str(notes), config=dict(config))
+    assert "backed up nightly" in tool.run(search_query="where do backups go?")
+    with pytest.raises(ValueError, match="ChromaDB and Qdrant servers are for set_rag_config"):
+        TXTSearchTool(config={"vectordb": {"provider": "chromadb"}})
+    with pytest.raises(ValueError, match="ChromaDB and Qdrant servers"):
+        TXTSearchTool(config={"vectordb": {"provider": "qdrant", "config": {"url": "http://q:6333"}}})
+    with pytest.raises(ValueError, match=r"does not know 'vector_db'"):
+        TXTSearchTool(config={"vector_db": {}})
+
+
+def test_crewai_paths_of_the_toolkit() -> None:
+    from crewgraph.toolkit import BedrockInvokeAgentTool, BedrockKBRetrieverTool
+    from crewgraph.toolkit.aws.bedrock.agents.invoke_agent_tool import (
+        BedrockInvokeAgentTool as Invoke,
+    )
+    from crewgraph.toolkit.aws.bedrock.knowledge_base.retriever_tool import (
+        BedrockKBRetrieverTool as Retrieve,
+    )
+    from crewgraph.toolkit.tools.rag import ProviderSpec, VectorDbConfig
+    from crewgraph.toolkit.tools.rag import RagTool as Rag
+
+    assert Invoke is BedrockInvokeAgentTool and Retrieve is BedrockKBRetrieverTool and Rag is RagTool
+    assert VectorDbConfig.__annotations__.keys() == {"provider", "config"} and ProviderSpec is not None

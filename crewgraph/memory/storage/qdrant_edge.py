@@ -60,6 +60,7 @@ class _SharedShard:
 
     def open(self, timeout: float) -> None:
         self._make_root()
+        _require_space(self.root)  # before the engine maps a file: on a full disk that is SIGBUS
         self._lock_process(timeout)
         try:
             meta = self._read_meta()
@@ -196,6 +197,15 @@ class _SharedShard:
         self._lock_file = None
 
 
+def _require_space(root: Path, needed: int = 0) -> None:
+    """Refuse to open or write on a disk too full for the engine (it would crash the process)."""
+    from crewgraph._internal.store_errors import free_space_problem
+
+    problem = free_space_problem("the memory store", root, needed)
+    if problem is not None:
+        raise MemoryStorageError(problem)
+
+
 def _reset_hint(root: Path) -> str:
     return (
         f"To start over, run `crewgraph reset-memories -m --storage-path {root}`, call "
@@ -320,6 +330,7 @@ class QdrantEdgeStorage(QdrantStorageBase):
     def _create(self, size: int) -> None:
         def create(s: _SharedShard) -> None:
             if s.size is None:
+                _require_space(self.path)
                 s.create(size)
 
         self._run(create)
@@ -330,6 +341,8 @@ class QdrantEdgeStorage(QdrantStorageBase):
         op = UpdateOperation.upsert_points(
             [Point(id=pid, vector={VECTOR_NAME: vec}, payload=payload) for pid, vec, payload in points]
         )
+        # the log and the segments take a few times the points' size
+        _require_space(self.path, 4 * sum(8 * len(vec) + len(repr(payload)) for _pid, vec, payload in points))
         self._run(lambda s: s.shard.update(op))
 
     def _query(self, vector: list[float], conds: list[Cond], limit: int) -> list[tuple[dict[str, Any], float]]:
@@ -373,6 +386,7 @@ class QdrantEdgeStorage(QdrantStorageBase):
 
         # Every record carries "/" among its ancestors: that is the match-all filter.
         op = UpdateOperation.delete_points_by_filter(_to_filter(conds or [Cond("eq", "scope_ancestors", "/")]))
+        _require_space(self.path)  # a delete is written to the log too
         self._run(lambda s: s.shard.update(op) if s.shard is not None else None)
 
     def _retrieve(self, ids: list[str], with_vector: bool) -> list[tuple[dict[str, Any], list[float] | None]]:

@@ -158,6 +158,20 @@ class MCPConnection:
         """Every tool the server lists (all pages), as SDK ``Tool`` objects."""
         return await self._on_own_loop(self._list_tools())
 
+    async def request(self, what: str, call: Any) -> Any:
+        """``await call(client)`` on the session's SDK client (prompts, resources...), bounded by
+        ``call_timeout``; failures are :class:`MCPServerError` naming ``what``."""
+        return await self._on_own_loop(self._request(what, call))
+
+    async def _request(self, what: str, call: Any) -> Any:
+        client = self._live_client()
+        try:
+            return await asyncio.wait_for(call(client), self.config.call_timeout + 1.0)
+        except TimeoutError:
+            raise self._timeout(what) from None
+        except Exception as exc:
+            raise self._translate(exc, what) from exc
+
     async def _on_own_loop(self, coro: Any) -> Any:
         loop = self._loop
         if loop is None or loop is asyncio.get_running_loop():

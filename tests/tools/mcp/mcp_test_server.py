@@ -75,6 +75,12 @@ async def spawn_and_hang(pid_file: str) -> str:
     return "never"
 
 
+@server.prompt()
+def review(code: str) -> str:
+    """Ask for a review of some code."""
+    return f"Please review this code:\n{code}"
+
+
 def main() -> None:
     starts = os.environ.get("MCP_TEST_STARTS")
     if starts:

@@ -1,0 +1,92 @@
+"""Writing CrewAI's checkpoints of a run: one :class:`RuntimeState` record per ``on_events`` trigger.
+
+crewgraph's store already holds every finished task and flow method of a run
+(that is what a resume reads). A run configured with CrewAI's
+``CheckpointConfig`` also gets CrewAI's checkpoint records, through its
+provider, at the triggers its ``on_events`` names -- ``task_completed`` for a
+crew's tasks, ``method_execution_finished`` for a flow's methods (and
+``task_completed``, the default, there too: a flow checkpoints after each
+method), the kickoff's end -- each naming the run and what had completed.
+``restore_from=<that checkpoint>`` then resumes the run from the store.
+
+:meth:`CheckpointWriter.write_checkpoint` is the one place they are written
+(where ``Checkpoint*Event``\\s belong).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CheckpointWriter", "crewai_config", "writer_for"]
+
+_FLOW_DEFAULT = frozenset({"task_completed", "method_execution_finished"})
+
+
+def crewai_config(*candidates: Any) -> Any:
+    """The first CrewAI ``CheckpointConfig`` among ``candidates`` (or behind a store config)."""
+    for value in candidates:
+        if callable(getattr(value, "to_store_config", None)):
+            return value
+        found = getattr(value, "crewai", None)
+        if callable(getattr(found, "to_store_config", None)):
+            return found
+    return None
+
+
+class CheckpointWriter:
+    """CrewAI's checkpoints of one run of ``entity`` (a crew, flow or agent)."""
+
+    def __init__(self, config: Any, entity: Any, store: str | Path, run_id: str) -> None:
+        self.config = config
+        self.entity = entity
+        self.store = str(store)
+        self.run_id = run_id
+        self.parent_id, self.branch = config.lineage()
+        self.completed: list[str] = []
+        self.events: dict[str, Any] = {}
+        self.written: list[str] = []
+        self._lock = threading.Lock()
+
+    def wants(self, trigger: str) -> bool:
+        events = set(self.config.on_events)
+        if "*" in events or trigger in events:
+            return True
+        return trigger == "method_execution_finished" and bool(events & _FLOW_DEFAULT)
+
+    def write_checkpoint(self, trigger: str, done: str | None = None) -> str | None:
+        """Record that ``done`` (a task or method name) finished; write a checkpoint if
+        ``trigger`` is one of the config's ``on_events``. The new checkpoint's location."""
+        from crewgraph.state.runtime import RuntimeState
+
+        with self._lock:
+            if done is not None:
+                self.completed.append(done)
+            if not self.wants(trigger):
+                return None
+            event_id = f"{len(self.events) + 1}"
+            self.events[event_id] = {"type": trigger, "name": done, "timestamp": time.time()}
+            state = RuntimeState(root=[self.entity])
+            state._provider = self.config.provider
+            state._parent_id = self.parent_id
+            state._branch = self.branch
+            state._event_record = {"nodes": dict(self.events)}
+            state._crewgraph = {"store": self.store, "run_id": self.run_id, "trigger": trigger,
+                                "completed": list(self.completed)}
+            location = self.config.write_location()
+            written = state.checkpoint(location)
+            self.parent_id = state._checkpoint_id
+            if self.config.max_checkpoints:
+                self.config.provider.prune(location, self.config.max_checkpoints, branch=self.branch)
+            self.written.append(written)
+            return written
+
+
+def writer_for(entity: Any, run_id: str, store: str | Path | None, *candidates: Any) -> CheckpointWriter | None:
+    """A writer when one of ``candidates`` is CrewAI's config (else None: nothing to write)."""
+    config = crewai_config(*candidates)
+    if config is None:
+        return None
+    return CheckpointWriter(config, entity, store if store is not None else config.database, run_id)
