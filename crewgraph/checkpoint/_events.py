@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import crewgraph_event_bus
 
-__all__ = ["PROVIDER", "emit_checkpoint", "listening", "restore_outputs"]
+__all__ = ["PROVIDER", "emit_checkpoint", "listening", "records_crewai_checkpoints", "restore_outputs",
+           "writes_crewai_records"]
 
 PROVIDER = "sqlite"
 """The ``provider`` the events name: crewgraph's store is one SQLite file."""
+
+
+_CREWAI_RUNS: OrderedDict[str, None] = OrderedDict()
+_CREWAI_RUNS_KEPT = 1024
+_runs_lock = threading.Lock()
+
+
+def records_crewai_checkpoints(run_id: str) -> None:
+    """Run ``run_id`` writes CrewAI's checkpoint records (``crewgraph.state.writer``): those are
+    its checkpoints, so its node saves publish no checkpoint events of their own."""
+    with _runs_lock:
+        _CREWAI_RUNS[run_id] = None
+        while len(_CREWAI_RUNS) > _CREWAI_RUNS_KEPT:
+            _CREWAI_RUNS.popitem(last=False)
+
+
+def writes_crewai_records(run_id: str) -> bool:
+    return run_id in _CREWAI_RUNS
 
 
 def listening(*event_types: type[BaseEvent]) -> bool:

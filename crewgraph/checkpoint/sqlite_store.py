@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crewgraph.checkpoint import _codec
-from crewgraph.checkpoint._events import PROVIDER, emit_checkpoint, listening
+from crewgraph.checkpoint._events import PROVIDER, emit_checkpoint, listening, writes_crewai_records
 from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
@@ -174,7 +174,8 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         returns, a resume after any crash restores this output. Saving a node
         again (a flow loop) adds a newer entry; the latest one wins.
         """
-        if listening(CheckpointStartedEvent, CheckpointCompletedEvent, CheckpointFailedEvent):
+        if (listening(CheckpointStartedEvent, CheckpointCompletedEvent, CheckpointFailedEvent)
+                and not writes_crewai_records(run_id)):
             self._save_with_events(run_id, node_id, output, info)
             return
         self._save(run_id, node_id, output, info)

@@ -166,6 +166,22 @@ def test_the_checkpoint_store_publishes_writes_prunes_forks_and_restores(tmp_pat
     assert restored.parent_id == second.run_id and restored.restored_count >= 1
 
 
+def test_crewais_checkpoint_records_publish_their_writes_and_prunes(tmp_path: Path) -> None:
+    from crewgraph.state import CheckpointConfig as CrewAICheckpointConfig
+
+    rec = Recorder(CheckpointStartedEvent, CheckpointCompletedEvent, CheckpointPrunedEvent)
+    agent = Agent(role="R", goal="G", backstory="B", llm=FakeLLM(["a", "b"]))
+    tasks = [Task(description=f"step {i}", expected_output="e", agent=agent) for i in range(2)]
+    config = CrewAICheckpointConfig(location=str(tmp_path), max_checkpoints=1)
+    Crew(agents=[agent], tasks=tasks, checkpoint=config).kickoff()
+    written = rec.of(CheckpointCompletedEvent)  # one per on_events trigger, not per saved node
+    assert [(e.trigger, e.provider) for e in written] == [("task_completed", "json")] * 2
+    assert written[1].parent_id == written[0].checkpoint_id
+    assert [e.started_event_id for e in written] == [e.event_id for e in rec.of(CheckpointStartedEvent)]
+    pruned, = rec.of(CheckpointPrunedEvent)
+    assert (pruned.removed_count, pruned.max_checkpoints) == (1, 1)
+
+
 class WindowedLLM(FakeLLM):
     """A fake model with a small context window."""
 
