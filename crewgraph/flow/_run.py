@@ -185,6 +185,7 @@ async def _kickoff_flow(
         cause = exc.__cause__
         if crewgraph_event_bus.has_handlers(FlowFailedEvent):
             emit(FlowFailedEvent(flow_name=name, error=cause if isinstance(cause, Exception) else exc))
+            await crewgraph_event_bus.adrain()
         if exc.kind in _METHOD_KINDS and isinstance(cause, Exception):
             # Users catch what their method raised, as with CrewAI; say where it came from.
             cause.add_note(f"raised by method {exc.node_id!r} of flow {name!r} (run {run_id})")
@@ -196,6 +197,7 @@ async def _kickoff_flow(
             writer.write_checkpoint("method_execution_failed")
         if crewgraph_event_bus.has_handlers(FlowFailedEvent):
             emit(FlowFailedEvent(flow_name=name, error=exc))
+            await crewgraph_event_bus.adrain()
         raise
     finally:
         flow._drain_memory()

@@ -99,10 +99,10 @@ async def kickoff_agent(
     try:
         output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
     except Exception as exc:
-        said.error(exc)
+        await said.error(exc)
         raise
     result = output.tasks_output[0]
-    said.completed(result.raw)
+    await said.completed(result.raw)
     return LiteAgentOutput(
         raw=result.raw,
         pydantic=result.pydantic,
@@ -136,17 +136,19 @@ class _LiteAgentEvents:
         event.agent_id, event.agent_role = str(self.agent.id), self.agent.role
         crewgraph_event_bus.emit(self.agent, event)
 
-    def completed(self, output: str) -> None:
+    async def completed(self, output: str) -> None:
         from crewgraph.events.agent_events import LiteAgentExecutionCompletedEvent
 
         if crewgraph_event_bus.has_handlers(LiteAgentExecutionCompletedEvent):
             self._emit(LiteAgentExecutionCompletedEvent(agent_info=self._info(), output=output))
+            await crewgraph_event_bus.adrain()  # handlers have seen it when kickoff returns
 
-    def error(self, exc: BaseException) -> None:
+    async def error(self, exc: BaseException) -> None:
         from crewgraph.events.agent_events import LiteAgentExecutionErrorEvent
 
         if crewgraph_event_bus.has_handlers(LiteAgentExecutionErrorEvent):
             self._emit(LiteAgentExecutionErrorEvent(agent_info=self._info(), error=str(exc)))
+            await crewgraph_event_bus.adrain()
 
 
 def _converse(
