@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from crewgraph.errors import CheckpointError
 
@@ -178,6 +178,15 @@ class SQLiteTransactions:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise self._translate(exc) from exc
+
+    def lease_backend(self) -> Any:
+        """The lease compare-and-set on this store's file (its own connection; see
+        :mod:`crewgraph.checkpoint.lease`), or None for an in-memory store (one process)."""
+        if str(self.path) == ":memory:":
+            return None
+        from crewgraph.checkpoint._sqlite_leases import SQLiteLeases
+
+        return SQLiteLeases(self.path)
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:

@@ -280,6 +280,15 @@ class BatchStore(SQLiteTransactions):
             for i, fp, st, rid, err, att, out in rows
         ]
 
+    def item_status(self, batch_id: str, index: int) -> str:
+        """The status of one input now (another process may have finished it since a plan was made)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT status FROM batch_items WHERE batch_id = ? AND idx = ?",
+                               (batch_id, index)).fetchone()
+        if row is None:
+            raise CheckpointError(f"batch {batch_id!r} has no input #{index}")
+        return str(row[0])
+
     def output(self, batch_id: str, index: int) -> Any:
         """The stored output of a completed item (None when it could not be pickled)."""
         with self._read() as conn:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from crewgraph.checkpoint.lease import DEFAULT_LEASE_SECONDS, LEASE_SECONDS_ENV, LEASE_WAIT_ENV
+
 if TYPE_CHECKING:
     from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
 
@@ -21,6 +23,20 @@ __all__ = ["STORAGE_DIR_ENV", "CheckpointConfig", "default_checkpoint_path"]
 
 STORAGE_DIR_ENV = "CREWGRAPH_STORAGE_DIR"
 _DB_NAME = "checkpoints.db"
+
+
+def _env_seconds(name: str, default: float) -> float:
+    """A number of seconds from the environment; a bad value is an error naming the variable."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"${name} must be a number of seconds, not {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"${name} must not be negative, got {raw!r}")
+    return value
 
 
 def default_checkpoint_path() -> Path:
@@ -48,6 +64,12 @@ class CheckpointConfig(BaseModel):
       ``crewgraph checkpoints list``.
     - ``keep_last``: keep only the newest N runs of the same name, pruning
       older ones when a run starts (``None`` keeps everything).
+    - ``lease_seconds``: how long the lease a running process holds on its run lasts
+      unrenewed (renewed every third of it; ``$CREWGRAPH_LEASE_SECONDS``, default 30): the
+      longest a crashed holder on another machine blocks a resume.
+    - ``lease_wait``: how long a process waits for another one's lease on the run before
+      raising :class:`~crewgraph.checkpoint.lease.RunLeasedError` (``$CREWGRAPH_LEASE_WAIT``,
+      default 0: fail at once, naming the holder).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -57,6 +79,8 @@ class CheckpointConfig(BaseModel):
     run_id: str | None = None
     branch: str | None = None
     keep_last: int | None = Field(default=None, ge=1)
+    lease_seconds: float = Field(default_factory=lambda: _env_seconds(LEASE_SECONDS_ENV, DEFAULT_LEASE_SECONDS), gt=0)
+    lease_wait: float = Field(default_factory=lambda: _env_seconds(LEASE_WAIT_ENV, 0.0), ge=0)
     crewai: Any = Field(default=None, exclude=True, repr=False)
     """CrewAI's ``crewgraph.state.CheckpointConfig`` this came from, if any: its provider
     also writes CrewAI's checkpoint records of the run (``crewgraph.state.writer``)."""

@@ -24,12 +24,14 @@ re-executes from its start (its output was never saved).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from crewgraph.checkpoint.config import CheckpointConfig
 from crewgraph.checkpoint.info import CheckpointInfo
+from crewgraph.checkpoint.lease import LeaseKeeper, acquire_lease, held_lease, holding
 from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
 from crewgraph.errors import CheckpointError
 
@@ -41,12 +43,15 @@ __all__ = [
     "check_owner",
     "coerce_config",
     "fork_run",
+    "hold_run",
+    "lease_run",
     "owner_checkpoints",
     "owner_name",
     "owner_store_path",
     "resolve_checkpoint",
     "resume_request",
     "run_info",
+    "run_resource",
 ]
 
 PLAN_META_KEY = "resume"
@@ -73,9 +78,57 @@ class ResolvedCheckpoint:
     restored: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, Any] = field(default_factory=dict)
     resumed: bool = False
+    lease: LeaseKeeper | None = None
+    """The lease on the run this process holds while it runs it (see :func:`lease_run`)."""
+    owns_lease: bool = False
+    """Whether the run path releases ``lease`` when it ends (False: a caller holding it does)."""
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.store, self.run_id, self.restored))
+
+    def release(self) -> None:
+        """End this process's hold on the run (when it took the lease itself)."""
+        if self.lease is not None and self.owns_lease:
+            self.lease.release()
+
+
+@contextmanager
+def hold_run(store: Any, run_id: str, config: CheckpointConfig | None, *, what: str | None = None
+             ) -> Iterator[LeaseKeeper | None]:
+    """Hold the lease on ``run_id`` for a block that changes the run and then runs it (a review
+    answer recorded, then the resume): the run started inside hands the lease on, not retaking it."""
+    keeper, owns = lease_run(store, run_id, config, what=what)
+    if keeper is None or not owns:
+        yield keeper
+        return
+    with holding(keeper):
+        yield keeper
+
+
+def run_resource(run_id: str) -> str:
+    """The lease resource of a checkpointed run."""
+    return f"run:{run_id}"
+
+
+def lease_run(store: Any, run_id: str, config: CheckpointConfig | None, *, what: str | None = None
+              ) -> tuple[LeaseKeeper | None, bool]:
+    """(the lease on ``run_id`` for this process, whether the caller must release it).
+
+    A lease this task already holds (a review answer recorded under it) is handed on; else
+    it is taken in ``store`` with ``config``'s ``lease_seconds``/``lease_wait``, raising
+    :class:`~crewgraph.checkpoint.lease.RunLeasedError` when another live process holds it.
+    """
+    resource = run_resource(run_id)
+    held = held_lease(resource)
+    if held is not None:
+        return held, False
+    backend = store.lease_backend() if hasattr(store, "lease_backend") else None
+    if backend is None:
+        return None, False
+    config = config or CheckpointConfig()
+    keeper = acquire_lease(backend, resource, ttl=config.lease_seconds, wait=config.lease_wait,
+                           what=what or f"run {run_id!r}", owns_backend=True)
+    return keeper, True
 
 
 def coerce_config(value: Any) -> CheckpointConfig | None:

@@ -70,6 +70,7 @@ _LATEST = """
                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
     ORDER BY o.seq
 """
+_LATEST_INFO = _LATEST.replace("o.output", "NULL")  # what nodes() lists: the outputs stay on disk
 
 _RUN_COLUMNS = """
     r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
@@ -209,6 +210,15 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 stacklevel=2,
             )
             info[_SKIPPED_KEY] = reason
+        self._insert(run_id, node_id, blob, info)
+
+    def save_failure(self, run_id: str, node_id: str, *, info: dict[str, Any]) -> None:
+        """Record that ``node_id`` failed: its run record (status, error, attempts) and the calls
+        it made, with no output. Readers (the executed graph, ``crewgraph ui``) show the node
+        failed; :meth:`completed` leaves it out, so a resume runs it again."""
+        self._insert(run_id, node_id, None, dict(info))
+
+    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> None:
         now = time.time()
         with self._write() as conn:
             self._require_run(conn, run_id)
@@ -356,17 +366,21 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (_codec.dump_json(merged), time.time(), run_id),
             )
 
-    def nodes(self, run_id: str, *, latest_only: bool = True) -> list[NodeCheckpoint]:
+    def nodes(self, run_id: str, *, latest_only: bool = True, calls: bool = False) -> list[NodeCheckpoint]:
         """What was saved for ``run_id`` (without the outputs), in save order.
-        ``latest_only=False`` includes every save of nodes that ran more than once."""
+        ``latest_only=False`` includes every save of nodes that ran more than once.
+        ``calls=True`` keeps each node's model and tool calls (``info["calls"]``, with their
+        prompts and results: see ``crewgraph.graph.call_records``); listings leave them out."""
         sql = (
-            _LATEST
+            _LATEST_INFO
             if latest_only
             else (
-                "SELECT node_id, seq, NULL, restorable, info, saved_at FROM node_outputs"
-                " WHERE run_id = ? ORDER BY seq"
+                "SELECT o.node_id, o.seq, NULL, o.restorable, o.info, o.saved_at FROM node_outputs AS o"
+                " WHERE o.run_id = ? ORDER BY o.seq"
             )
         )
+        if not calls:  # cut in SQLite: a runs listing never decodes the prompts
+            sql = sql.replace("o.restorable, o.info,", "o.restorable, json_remove(o.info, '$.calls'),", 1)
         with self._read() as conn:
             self._require_run(conn, run_id)
             rows = conn.execute(sql, (run_id,)).fetchall()

@@ -121,7 +121,8 @@ def show(
     for column in ("#", "node", "kind", "status", "time", "tokens"):
         table.add_column(column, overflow="fold")
     for n in nodes:
-        status = n.info.get("status", "completed") if n.restorable else "not restorable (re-runs)"
+        status = n.info.get("status", "completed") if n.restorable else (
+            "failed (re-runs)" if n.info.get("status") == "failed" else "not restorable (re-runs)")
         seconds = f"{float(n.info.get('duration_ms', 0.0)) / 1000:.2f}s"
         table.add_row(str(n.seq), escape(n.node_id), str(n.info.get("kind", "")), status, seconds, str(n.info.get("tokens", "")))
     console.print(table)
@@ -153,17 +154,20 @@ def resume(
     config = configure_checkpoint(found, True, db)
     if config is None:
         raise UserError(f"{found.label} does not support checkpoints")
-    with _open(config.path) as store:
+    from crewgraph.checkpoint.setup import hold_run
+
+    with _open(config.path) as store, hold_run(store, run_id, config, what=f"run {run_id!r}"):
+        # owned before the answer is recorded, until the resumed run ends (it hands the lease on)
         info = store.get_run(run_id)
         if answer is not None or info.status == "paused":
             from crewgraph.runner.human_pause import record_answer
 
             record_answer(store, run_id, answer)
-    stored = info.meta.get("inputs")
-    data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
-    with llm_scope(llm):
-        apply_llm(found, llm)
-        result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
+        stored = info.meta.get("inputs")
+        data = parse_inputs(inputs, stored if isinstance(stored, dict) else {})
+        with llm_scope(llm):
+            apply_llm(found, llm)
+            result = run_target(found, data, quiet=quiet, from_checkpoint=run_id)
     print_result(result, as_json)
 
 

@@ -28,7 +28,7 @@ __all__ = [
 LABEL_WIDTH = 24
 LABEL_MAX = 60
 CLUSTER_TITLE_MAX = 48
-_RANKDIRS = ("TB", "LR", "BT", "RL")
+_RANKDIRS = ("AUTO", "TB", "LR", "BT", "RL")
 
 
 def ordered_edges(
@@ -66,15 +66,21 @@ def legend_entries(kinds: set[str]) -> list[tuple[str, dict[str, str | int | flo
 
 
 def check_rankdir(rankdir: str) -> str:
+    """``rankdir`` upper-cased; ``auto`` is TB unless the graph is wide (``Scene.direction``)."""
     if rankdir.upper() not in _RANKDIRS:
         raise ValueError(f"rankdir must be one of {', '.join(_RANKDIRS)}, not {rankdir!r}")
     return rankdir.upper()
 
 
-def cluster_title(cluster: TaskCluster) -> tuple[str, str | None]:
-    """A task box's title (the task) and subtitle (the agent doing it)."""
-    title = _dot.shorten(f"Task: {cluster.task}", CLUSTER_TITLE_MAX)
-    subtitle = _dot.shorten(f"Agent: {cluster.agent}", CLUSTER_TITLE_MAX) if cluster.agent else None
+def cluster_title(cluster: TaskCluster, inputs: dict[str, Any] | None = None) -> tuple[str, str | None]:
+    """A task box's title (the task) and subtitle (the agent doing it); a run's drawing passes
+    its ``inputs``, so "Task: research {topic}" reads "Task: research cats"."""
+    from crewgraph._internal.interpolate import interpolate
+
+    task = interpolate(cluster.task, inputs or {})
+    title = _dot.shorten(f"Task: {task}", CLUSTER_TITLE_MAX)
+    agent = interpolate(cluster.agent, inputs or {}) if cluster.agent else None
+    subtitle = _dot.shorten(f"Agent: {agent}", CLUSTER_TITLE_MAX) if agent else None
     return title, subtitle
 
 
@@ -133,13 +139,14 @@ def plan_scene(
 def plan_to_dot(
     graph: ExecutionGraph,
     *,
-    rankdir: str = "TB",
+    rankdir: str = "auto",
     show_tools: bool = True,
     legend: bool = False,
     title: str | None = None,
     clusters: bool = True,
 ) -> str:
-    """Graphviz DOT text of the plan.
+    """Graphviz DOT text of the plan, top to bottom (``rankdir="auto"``: left to right when
+    more than ``scene.WIDE`` tasks run side by side; or TB, LR, BT, RL).
 
     Shape and fill colour follow the node kind (see :mod:`crewgraph.export.styles`);
     labels are the task/method names, truncated and wrapped; each task's nodes
@@ -167,7 +174,7 @@ def plan_to_mermaid(
     from crewgraph.export.mermaid import scene_to_mermaid
 
     scene = plan_scene(graph, show_tools=show_tools, title=title, clusters=clusters)
-    return scene_to_mermaid(scene, check_rankdir(rankdir))
+    return scene_to_mermaid(scene, scene.direction(check_rankdir(rankdir)))
 
 
 def plan_to_json(graph: ExecutionGraph) -> dict[str, Any]:

@@ -83,7 +83,7 @@ def _is_template(graph: Digraph, node_id: str, record: RunRecord) -> bool:
 
 
 def _retries(record: RunRecord) -> int:
-    return max(0, record.attempts - record.executions)
+    return record.retries
 
 
 def _stats(records: list[RunRecord]) -> str:
@@ -266,7 +266,7 @@ def run_scene(
             group = call_groups(g, [node_id], collapse=False)[0]
         scene.nodes[node_id] = _scene_node(g, group, cluster_of.get(node_id))
     for cluster in clusters:
-        heading, subtitle = cluster_title(cluster)
+        heading, subtitle = cluster_title(cluster, run_graph.inputs)
         drawn = [n for n in cluster.nodes if n in scene.nodes]
         scene.clusters.append(SceneCluster(cluster.key, cluster.name, heading, subtitle, drawn))
     seen: set[tuple[str, str]] = set()
@@ -296,14 +296,16 @@ def run_scene(
 def run_to_dot(
     run_graph: RunGraph,
     *,
-    rankdir: str = "TB",
+    rankdir: str = "auto",
     show_tools: bool = True,
     show_templates: bool = False,
     legend: bool = False,
     collapse: bool = True,
     row: int = ROW_LEN,
 ) -> str:
-    """Graphviz DOT text of what a run did.
+    """Graphviz DOT text of what a run did, top to bottom (``rankdir="auto"``: left to right
+    when more than ``scene.WIDE`` tasks ran side by side, as one tall readable column; or TB,
+    LR, BT, RL).
 
     Each task is a box holding its step and everything the step spawned; the calls
     sit in rows of ``row`` under their step, in order; consecutive calls of the same
@@ -332,7 +334,7 @@ def run_to_mermaid(
     from crewgraph.export.mermaid import scene_to_mermaid
 
     scene = run_scene(run_graph, show_tools=show_tools, show_templates=show_templates, collapse=collapse)
-    return scene_to_mermaid(scene, check_rankdir(rankdir))
+    return scene_to_mermaid(scene, scene.direction(check_rankdir(rankdir)))
 
 
 def _spawn_edges(graph: Digraph) -> list[tuple[str, str]]:

@@ -15,7 +15,12 @@ Layout rules that keep a big run readable (Graphviz ``dot``, top to bottom):
   that task's box (invisible edges from the box's last nodes), so boxes stack
   instead of spreading sideways;
 - the planned nodes that follow a step inside its task (guardrail, convert)
-  sit under its rows of calls.
+  sit under its rows of calls;
+- with ``rankdir="auto"`` (the default), more than ``WIDE`` tasks (or loose
+  nodes) side by side, e.g. 200 parallel ``async_execution`` tasks, turn the
+  drawing left to right: the parallel tasks stack into one tall column that a
+  page shows at a readable size (zoom and scroll), not a strip 30,000 points
+  wide that fits only at 2%.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ __all__ = ["Scene", "SceneCluster", "SceneEdge", "SceneNode", "scene_to_dot"]
 
 ROW_LEN = 5
 """Calls side by side under their step before the row wraps."""
+
+WIDE = 8
+"""Tasks (or loose nodes) side by side at one depth beyond which ``rankdir="auto"`` draws left to right."""
 
 
 @dataclass
@@ -130,6 +138,44 @@ class Scene:
                     extra.append(SceneEdge(sink, e.dst, "rank"))
         self.edges.extend(extra)
 
+    def widest(self) -> int:
+        """How many units (a task box, or a node in none) sit side by side at the most crowded
+        depth. Depth is the longest path from a source over the drawn edges between units;
+        units on a cycle (a router loop) are not counted."""
+        unit = {n.id: n.cluster or n.id for n in self.nodes.values()}
+        succs: dict[str, set[str]] = {}
+        for e in self.edges:
+            a, b = unit.get(e.src), unit.get(e.dst)
+            if a is not None and b is not None and a != b and e.kind not in ("rank", "align"):
+                succs.setdefault(a, set()).add(b)
+        units = set(unit.values())
+        incoming = dict.fromkeys(units, 0)
+        for targets in succs.values():
+            for b in targets:
+                incoming[b] += 1
+        depth = dict.fromkeys(units, 0)
+        ready = [u for u in units if incoming[u] == 0]
+        while ready:
+            u = ready.pop()
+            for b in succs.get(u, ()):
+                depth[b] = max(depth[b], depth[u] + 1)
+                incoming[b] -= 1
+                if incoming[b] == 0:
+                    ready.append(b)
+        per_level: dict[int, int] = {}
+        for u in units:
+            if incoming[u] == 0:
+                per_level[depth[u]] = per_level.get(depth[u], 0) + 1
+        return max(per_level.values(), default=0)
+
+    def direction(self, rankdir: str) -> str:
+        """``rankdir``, with ``AUTO`` resolved: left to right when more than :data:`WIDE` units
+        sit side by side (200 parallel tasks become one tall column a page shows at a readable
+        size, instead of a strip 30,000 points wide), top to bottom otherwise."""
+        if rankdir != "AUTO":
+            return rankdir
+        return "LR" if self.widest() > WIDE else "TB"
+
 
 _LAYOUT_EDGES: dict[str, dict[str, str]] = {
     "then": {"color": "#868e96", "arrowsize": "0.6"},
@@ -170,11 +216,11 @@ def _node_attrs(node: SceneNode) -> dict[str, str | int | float | None]:
 
 
 def scene_to_dot(scene: Scene, rankdir: str) -> str:
-    """The scene as DOT text (built with the ``graphviz`` package)."""
+    """The scene as DOT text (built with the ``graphviz`` package); ``rankdir`` may be ``AUTO``."""
     g = _dot.new_digraph(
         scene.name,
         {
-            "rankdir": rankdir,
+            "rankdir": scene.direction(rankdir),
             "label": _dot.text(scene.title),
             "labelloc": "t",
             "fontname": "Helvetica",

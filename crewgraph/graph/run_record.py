@@ -20,6 +20,11 @@ class RunRecord:
     (taken from a checkpoint), or pending (never started). ``parent`` is the node that
     spawned it (an agent step for its tool calls), ``None`` for planned nodes.
 
+    ``detail`` holds what a reader wants beside the record, kept out of ``to_json()`` (the
+    exports and run listings stay small): a model call's ``messages`` and ``response``, a
+    spawned call's ``output``. The checkpoint store saves it cut to size (see
+    :mod:`crewgraph.graph.call_records`).
+
     Slots: a run keeps one per node (and one per model call), so no ``__dict__`` each."""
 
     node_id: str
@@ -34,6 +39,12 @@ class RunRecord:
     executions: int = 0
     error: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def retries(self) -> int:
+        """Attempts beyond the executions; a failed node's last attempt is its failure, not a retry."""
+        return max(0, self.attempts - self.executions - (1 if self.status == "failed" else 0))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,7 +58,7 @@ class RunRecord:
             "tokens": self.usage.total_tokens,
             "usage": self.usage.model_dump(),
             "attempts": self.attempts,
-            "retries": max(0, self.attempts - self.executions),
+            "retries": self.retries,
             "executions": self.executions,
             "error": self.error,
             "info": self.info,
@@ -71,8 +82,11 @@ class RunGraph:
         graph: nx.DiGraph | Digraph,
         status: str = "completed",
         error: str | None = None,
+        inputs: dict[str, Any] | None = None,
     ) -> None:
         self.run_id = run_id
+        self.inputs: dict[str, Any] = dict(inputs or {})
+        """The kickoff's inputs: the drawing fills task titles' ``{placeholders}`` with them."""
         self.name = name
         self.digraph = graph if isinstance(graph, Digraph) else Digraph.sharing(graph)
         self.status = status

@@ -108,7 +108,7 @@ async def call_llm(
             **_sampling(llm, options),
         ))
     elif tracer is not None:
-        tracer.started(ctx.node_id, llm.model, tool_names, model_name)
+        tracer.started(ctx.node_id, llm.model, tool_names, model_name, messages)
     start = time.perf_counter()
     extra: dict[str, Any] = dict(options or {})
     if streaming:
@@ -158,6 +158,8 @@ async def call_llm(
             ctx.node_id, llm.model, duration_ms=(time.perf_counter() - start) * 1000,
             prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
             total_tokens=usage.total_tokens, tool_calls=[c.name for c in reply.tool_calls],
+            response=reply.content if reply.parsed is None else reply.parsed.model_dump_json(),
+            finish_reason=reply.finish_reason,
         )
     return reply
 

@@ -49,7 +49,7 @@ class ContinuedAnswers:
         setting when the answer is still cut after :data:`MAX_CONTINUATIONS` continuations."""
         text, usage = reply.content or "", reply.usage
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
-        where = f"Agent {self.agent_role!r} on task {self.task_name!r}"
+        where = loop.who or f"Agent {self.agent_role!r} on task {self.task_name!r}"
         done = 0
         while was_cut(reply):
             if done >= MAX_CONTINUATIONS:

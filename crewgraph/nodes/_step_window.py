@@ -125,9 +125,12 @@ class ContextWindowSteps:
         )
         return await self._fit_window(ctx, llm, loop, specs, budget=budget)
 
+    def _step_name(self) -> str:
+        return f"Agent {self.agent_role!r} on task {self.task_name!r}"
+
     def _overflow_error(self, llm: Any, loop: Any, exc: BaseException, why: str) -> LLMError:
         err = LLMError(
-            f"Agent {self.agent_role!r} on task {self.task_name!r}: the conversation "
+            f"{loop.who or self._step_name()}: the conversation "
             f"(~{window.estimate_tokens(loop.messages)} tokens) exceeds the context window of model "
             f"{getattr(llm, 'model', '?')!r} {why}: {exc}"
         )

@@ -97,6 +97,9 @@ class _Loop:
     record's ``notes``. A tuple with a class-level default, so a loop pickled before it existed resumes."""
     continuations: int = 0
     """How often an answer cut by ``max_tokens`` was continued."""
+    who: str = ""
+    """``Agent 'role' on task 'name'`` with the kickoff's ``{placeholders}`` filled in, for the
+    step's error messages (a class-level default: a loop pickled before it existed resumes)."""
     seen_results: dict[str, tuple[str, bool]] | None = None
     """Each successful call's result by its name and arguments, and whether the run's tool cache
     kept it: a later identical call is answered from a kept one (with a reminder) instead of
@@ -228,7 +231,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             reply = await self._continue_cut(ctx, llm, loop, reply)
         step_usage = step_usage.add(reply.usage)
         loop.usage = loop.usage.add(reply.usage)
-        await self._callbacks(reply)
+        await self._callbacks(reply, loop)
         if loop.text_mode and tool_turn:
             return await self._text_turn(ctx, loop, reply.content or "", step_usage)
         if loop.text_mode:
@@ -262,7 +265,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         messages = loop.messages if llm.supports_function_calling() else text_tools.text_history(loop.messages)
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
         return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options,
-                              where=f"Agent {self.agent_role!r} on task {self.task_name!r}",
+                              where=self._who(loop),
                               agent=HookAgent(self.agent_role, self.agent_goal, self.agent_backstory),
                               task=HookTask(self.task_name, self.description, self.expected_output),
                               iterations=loop.iteration)
@@ -273,10 +276,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         naming the agent and the task: taking it would report success with nothing in it."""
         if not answer.strip():
             if loop.asked_again:
-                raise LLMError(
-                    f"Agent {self.agent_role!r} on task {self.task_name!r}: the model gave an empty "
-                    "final answer twice"
-                )
+                raise LLMError(f"{self._who(loop)}: the model gave an empty final answer twice")
             loop.asked_again = True
             loop.iteration += 1
             if loop.messages and loop.messages[-1].get("role") == "assistant" and not loop.messages[-1].get("content"):
@@ -309,7 +309,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         if loop.refused_tools:
             why = "although it has no tools" if not self.tools else f"after reaching max_iter={self.max_iter}"
             raise MaxIterationsError(
-                f"Agent {self.agent_role!r} on task {self.task_name!r} kept calling tools "
+                f"{self._who(loop)} kept calling tools "
                 f"({', '.join(names)}) {why} and gave no final answer"
             )
         loop.refused_tools = True
@@ -419,7 +419,11 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
                 )
             )
         seconds = self.timeout.seconds
-        return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None)
+        who = f"Agent {interpolate(self.agent_role, ctx.inputs)!r} on task {interpolate(self.task_name, ctx.inputs)!r}"
+        return _Loop(messages=messages, deadline=time.monotonic() + seconds if seconds else None, who=who)
+
+    def _who(self, loop: _Loop) -> str:
+        return loop.who or f"Agent {self.agent_role!r} on task {self.task_name!r}"
 
     def _context(self, ctx: NodeContext) -> str:
         if isinstance(self.context_nodes, NodePrefix):
@@ -541,7 +545,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         """``max_execution_time`` bounds the whole task (model turns and tool calls), not one turn."""
         if loop.deadline is not None and time.monotonic() > loop.deadline:
             err = NodeTimeoutError(
-                f"task {self.task_name!r}: agent {self.agent_role!r} exceeded its max_execution_time "
+                f"{self._who(loop)}: exceeded its max_execution_time "
                 f"of {self.timeout.seconds:g}s",
                 node_id=self.id,
                 kind=self.kind,
@@ -599,14 +603,14 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         result.usage = usage.add(result.usage)
         return result
 
-    async def _callbacks(self, reply: Any) -> None:
+    async def _callbacks(self, reply: Any, loop: _Loop) -> None:
         """Step callbacks run off the scheduler's thread; one that raises fails the run
         with a CallbackError naming it (not retried: that would repeat the model call)."""
         if not self.step_callbacks:
             return
         from crewgraph._internal.callbacks import call_user_callback
 
-        where = f"task {self.task_name!r} (agent {self.agent_role!r})"
+        where = self._who(loop)
         for cb in self.step_callbacks:
             await call_user_callback(cb, reply, kind="step_callback", where=where)
 

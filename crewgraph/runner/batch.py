@@ -96,6 +96,10 @@ class BatchPlan:
     done: list[int] = field(default_factory=list)
     todo: list[int] = field(default_factory=list)
     run_ids: dict[int, str] = field(default_factory=dict)
+    config: CheckpointConfig | None = None
+    """Lease settings (``lease_seconds``, ``lease_wait``) for the inputs."""
+    leases: Any = None
+    """The store's lease backend: each input is leased while this process runs it."""
 
     @property
     def path(self) -> Path | None:
@@ -131,7 +135,10 @@ def open_batch(crew: CrewSpec, inputs: list[dict[str, Any]], from_checkpoint: An
     path = own.path if own is not None else default_checkpoint_path()
     store = BatchStore(path)
     try:
-        return _plan(store, name, inputs, from_checkpoint)
+        plan = _plan(store, name, inputs, from_checkpoint)
+        plan.config = own or CheckpointConfig(path=path)
+        plan.leases = store.lease_backend()
+        return plan
     except BaseException:
         store.close()
         raise
@@ -206,26 +213,44 @@ async def run_batch(
         if plan.store is not None and plan.batch_id is not None:
             plan.store.finish_batch(plan.batch_id)
             plan.store.close()
+        if plan.leases is not None:
+            plan.leases.close()
 
 
 async def _run_todo(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, limit: int) -> AsyncIterator[BatchResult]:
+    """Run the inputs left, ``limit`` at once. An input another live process is running (its lease
+    is held) is put off until the free ones are done, then waited for up to ``lease_wait``: so two
+    resumers of one batch share its inputs, and none runs twice."""
     todo = iter(plan.todo)
-    pending: set[asyncio.Task[BatchResult]] = set()
+    deferred: list[int] = []
+    pending: set[asyncio.Task[BatchResult | None]] = set()
+    index_of: dict[asyncio.Task[BatchResult | None], int] = {}
 
     def fill() -> None:
         while len(pending) < limit:
             index = next(todo, None)
-            if index is None:
-                return
-            pending.add(asyncio.ensure_future(_run_one(crew, plan, runner, index)))
+            waiting = index is None
+            if waiting:
+                if not deferred:
+                    return
+                index = deferred.pop(0)
+            assert index is not None
+            task = asyncio.ensure_future(_run_one(crew, plan, runner, index, wait=waiting))
+            index_of[task] = index
+            pending.add(task)
 
     fill()
     try:
         while pending:
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in sorted(done, key=lambda t: t.result().index):
+            for task in sorted(done, key=lambda t: index_of[t]):
                 pending.discard(task)
-                yield task.result()
+                result = task.result()
+                if result is None:  # held by another process: after the free inputs
+                    deferred.append(index_of.pop(task))
+                    continue
+                index_of.pop(task)
+                yield result
             fill()
     finally:
         for task in pending:
@@ -234,7 +259,34 @@ async def _run_todo(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, limit: 
             await asyncio.gather(*pending, return_exceptions=True)
 
 
-async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: int) -> BatchResult:
+async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: int, *,
+                   wait: bool = False) -> BatchResult | None:
+    """One input under its lease; None when another process holds it (and ``wait`` is False)."""
+    if plan.leases is None or plan.store is None or plan.batch_id is None:
+        return await _run_leased(crew, plan, runner, index)
+    from crewgraph.checkpoint.lease import RunLeasedError, aacquire_lease
+
+    config = plan.config or CheckpointConfig()
+    resource = f"batch:{plan.batch_id}:{index}"
+    try:
+        keeper = await aacquire_lease(plan.leases, resource, ttl=config.lease_seconds,
+                                      wait=config.lease_wait if wait else 0.0,
+                                      what=f"inputs[{index}] of batch {plan.batch_id!r}")
+    except RunLeasedError as exc:
+        if not wait:
+            return None
+        # not recorded as failed: the other process is running it, and records its outcome
+        return BatchResult(index, plan.inputs[index], None, str(exc), plan.run_ids.get(index), plan.batch_id,
+                           exception=exc)
+    try:
+        if plan.store.item_status(plan.batch_id, index) == "completed":
+            return await _restore(crew, plan, index)  # another process finished it meanwhile
+        return await _run_leased(crew, plan, runner, index)
+    finally:
+        keeper.release()
+
+
+async def _run_leased(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: int) -> BatchResult:
     inputs = plan.inputs[index]
     store, batch_id = plan.store, plan.batch_id
     run_id: str | None = None
@@ -263,6 +315,8 @@ async def _restore(crew: CrewSpec, plan: BatchPlan, index: int) -> BatchResult:
     (every node restored, nothing re-run) when the output itself could not be stored."""
     assert plan.store is not None and plan.batch_id is not None
     run_id = plan.run_ids.get(index)
+    if run_id is None:
+        run_id = next((i.run_id for i in plan.store.items(plan.batch_id) if i.index == index), None)
     output = plan.store.output(plan.batch_id, index)
     if output is None and run_id is not None:
         from crewgraph.runner import run_crew

@@ -97,14 +97,32 @@ async def _run_crew_bounded(
     plan_hook: PlanHook | None,
     executor: Any,
 ) -> CrewOutput:
-    from crewgraph.runtime import Scheduler
-
     for cb in crew.before_kickoff_callbacks:
         changed = cb(inputs)
         if changed is not None:
             inputs = dict(changed)
     inputs = await boundary.input(inputs)
     checkpoint = _checkpoint(crew, from_checkpoint, inputs)
+    try:  # the run's lease (a checkpointed run) is held until here, renewed in the background
+        return await _run_resolved(crew, inputs, checkpoint, on_chunk=on_chunk, plan_hook=plan_hook,
+                                   executor=executor, boundary=boundary, from_checkpoint=from_checkpoint)
+    finally:
+        checkpoint.release()
+
+
+async def _run_resolved(
+    crew: CrewSpec,
+    inputs: dict[str, Any],
+    checkpoint: Any,
+    *,
+    on_chunk: Callable[[StreamChunk], None] | None,
+    plan_hook: PlanHook | None,
+    executor: Any,
+    boundary: Any,
+    from_checkpoint: Any,
+) -> CrewOutput:
+    from crewgraph.runtime import Scheduler
+
     inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
     # Inside a flow run, share the flow's run id so its events include the crew's
     # (not when checkpointing: the checkpoint store is keyed by the crew's own run).

@@ -180,7 +180,7 @@ async def resume_crew(
     from pathlib import Path
 
     from crewgraph.checkpoint.config import CheckpointConfig
-    from crewgraph.checkpoint.setup import coerce_config
+    from crewgraph.checkpoint.setup import coerce_config, hold_run
     from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
     from crewgraph.runner.crew_run import run_crew
     from crewgraph.runner.resume import crew_from_checkpoint
@@ -190,8 +190,11 @@ async def resume_crew(
     if not config.path.is_file():
         raise CheckpointError(f"no crew run {run_ref!r}: there is no checkpoint database at {str(config.path)!r}")
     with SQLiteCheckpointStore(config.path) as store:
-        run_id = record_answer(store, run_ref, answer)
-    bound = config.model_copy(update={"run_id": run_id, "branch": None, "enabled": True})
-    if crew is None:
-        return await run_crew(crew_from_checkpoint(cls, bound, factory=factory), None)
-    return await run_crew(crew, None, from_checkpoint=bound)
+        run_id = store.resolve_run_id(run_ref)
+        # Own the run before answering: a second answer to the same review must not run it again.
+        with hold_run(store, run_id, config, what=f"crew run {run_id!r}"):
+            record_answer(store, run_id, answer)
+            bound = config.model_copy(update={"run_id": run_id, "branch": None, "enabled": True})
+            if crew is None:
+                return await run_crew(crew_from_checkpoint(cls, bound, factory=factory), None)
+            return await run_crew(crew, None, from_checkpoint=bound)

@@ -40,6 +40,7 @@ from crewgraph.checkpoint.setup import (
     check_owner,
     coerce_config,
     fork_run,
+    lease_run,
     owner_name,
     resume_request,
     run_info,
@@ -83,11 +84,15 @@ def resolve_crew_checkpoint(
     if config is None:
         return ResolvedCheckpoint(inputs=inputs)
     store = config.open_store()
+    leased: list[ResolvedCheckpoint] = []
     try:
-        return _resolve_crew(crew, store, request, latest, inputs)
+        resolved = _resolve_crew(crew, store, request, latest, inputs, config, leased)
     except BaseException:
+        for partial in leased:
+            partial.release()
         store.close()
         raise
+    return resolved
 
 
 def _resolve_crew(
@@ -96,6 +101,8 @@ def _resolve_crew(
     request: CheckpointConfig | None,
     latest: bool,
     inputs: dict[str, Any],
+    config: CheckpointConfig,
+    leased: list[ResolvedCheckpoint],
 ) -> ResolvedCheckpoint:
     name = owner_name(crew)
     run_id = request.run_id if request is not None else None
@@ -104,11 +111,14 @@ def _resolve_crew(
         if run_id is None:
             logger.info("no unfinished run of crew %r to resume; starting a new run", name)
     if run_id is None:
-        return _new_run(crew, store, name, inputs)
+        return _new_run(crew, store, name, inputs, config, leased)
     info = store.get_run(run_id)  # CheckpointError listing recent run ids if unknown
     check_owner(info, name)
     if request is not None and request.branch is not None:
         run_id = store.fork(run_id, request.branch)
+    # Own the run before reading what it finished: another process may be running it now.
+    lease, owns = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
+    leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
     stored = store.load_meta(run_id).get(PLAN_META_KEY)
     inputs = {**((stored or {}).get("inputs") or {}), **inputs}  # given inputs override the run's
     graph = compile_plan(crew, inputs)
@@ -119,7 +129,7 @@ def _resolve_crew(
     elif restored:
         logger.warning("run %r has no plan fingerprint; resuming without checking the plan", run_id)
     store.update_meta(run_id, {PLAN_META_KEY: fingerprint, **_factory_meta(crew)})
-    return ResolvedCheckpoint(store, run_id, restored, inputs, resumed=True)
+    return ResolvedCheckpoint(store, run_id, restored, inputs, resumed=True, lease=lease, owns_lease=owns)
 
 
 DEMO_META_KEY = "demo_model"
@@ -139,9 +149,13 @@ def _on_demo_model(crew: Any) -> bool:
     return bool(agents) and all(demo(getattr(a, "llm", None)) for a in agents)
 
 
-def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any]) -> ResolvedCheckpoint:
+def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any],
+             config: CheckpointConfig, leased: list[ResolvedCheckpoint], run_id: str | None = None
+             ) -> ResolvedCheckpoint:
     graph = compile_plan(crew, inputs)
-    run_id = new_run_id()
+    run_id = run_id or new_run_id()
+    lease, owns = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
+    leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
     from crewgraph.runner.replay import TASK_IDS_META_KEY, task_ids
 
     meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew),
@@ -149,7 +163,7 @@ def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: di
     if _on_demo_model(crew):
         meta[DEMO_META_KEY] = True  # the UI marks the run: its answers are the demo model's
     store.start_run(run_id, name=name, meta=meta)
-    return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs)
+    return ResolvedCheckpoint(store=store, run_id=run_id, inputs=inputs, lease=lease, owns_lease=owns)
 
 
 def _latest_matching(

@@ -94,12 +94,14 @@ class LLMCallTracer:
         are ignored. This is the path of events that were built anyway: a listener wants
         them, or they come back from a remote worker."""
         if isinstance(event, LLMCallStartedEvent):
-            self.started(node_id, event.model or "", [str(t) for t in event.tools or ()], event.response_model)
+            messages = event.messages if isinstance(event.messages, list) else None
+            self.started(node_id, event.model or "", [str(t) for t in event.tools or ()], event.response_model,
+                         messages)
         elif isinstance(event, LLMCallCompletedEvent):
             self.completed(
                 node_id, event.model or "", duration_ms=event.duration_ms, prompt_tokens=event.prompt_tokens,
                 completion_tokens=event.completion_tokens, total_tokens=event.total_tokens,
-                tool_calls=event.tool_calls,
+                tool_calls=event.tool_calls, response=event.response, finish_reason=event.finish_reason,
             )
         elif isinstance(event, LLMCallFailedEvent):
             self.failed(node_id, event.error, event.status_code)
@@ -107,8 +109,12 @@ class LLMCallTracer:
             self.retried(node_id, event.error)
 
     # ------------------------------------------------------------------ direct records
-    def started(self, node_id: str, model: str, tools: list[str], response_model: str | None) -> None:
-        """A call of node ``node_id`` began."""
+    def started(
+        self, node_id: str, model: str, tools: list[str], response_model: str | None,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """A call of node ``node_id`` began. ``messages`` (copied: the step's conversation grows
+        on) become the record's ``detail``, which the checkpoint store keeps for the UI."""
         parent = self.scheduler.records.get(node_id)
         if parent is None:
             return
@@ -123,6 +129,7 @@ class LLMCallTracer:
             started_at=time.time(),
             attempts=1,
             info={"model": model, "tools": list(tools), "response_model": response_model},
+            detail={"messages": list(messages)} if messages is not None else None,
         )
         self.scheduler.records[rec.node_id] = rec
         self._in_flight.setdefault(node_id, deque()).append(rec)
@@ -139,11 +146,15 @@ class LLMCallTracer:
     def completed(
         self, node_id: str, model: str, *, duration_ms: float | None, prompt_tokens: int,
         completion_tokens: int, total_tokens: int, tool_calls: list[str],
+        response: str | None = None, finish_reason: str | None = None,
     ) -> None:
-        """The oldest call in flight of node ``node_id`` answered."""
+        """The oldest call in flight of node ``node_id`` answered (``response``: its text, or the
+        structured answer as JSON)."""
         rec = self._pop(node_id)
         if rec is None:
             return
+        if response is not None or finish_reason is not None:
+            rec.detail = {**(rec.detail or {}), "response": response, "finish_reason": finish_reason}
         rec.status = "completed"
         rec.executions = 1
         rec.duration_ms = duration_ms or rec.duration_ms

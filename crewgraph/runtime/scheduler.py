@@ -40,6 +40,7 @@ from types import MappingProxyType
 from typing import Any
 
 from crewgraph._internal.gc_scope import run_collector
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import CrewGraphError, LoopGuardError, NodeExecutionError, RunCancelledError
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import CrewGraphEventsBus, crewgraph_event_bus
@@ -49,6 +50,7 @@ from crewgraph.events.node_events import (
     NodeRetriedEvent,
     NodeStartedEvent,
 )
+from crewgraph.graph.call_records import CALLS_KEY, descendants, saved_calls
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.digraph import Digraph
 from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
@@ -227,7 +229,9 @@ class Scheduler:
     async def _run(self) -> RunResult:
         for nid in self.plan.nodes:
             node = self.plan.nodes[nid]
-            self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=node.display_label)
+            # labels with the kickoff's {placeholders} filled in: the records, events and the
+            # executed graph say "research cats", not "research {topic}"
+            self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=interpolate(node.display_label, self.inputs))
         if self.checkpointer is not None:
             self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
         self._restored_usage = self._load_restored()
@@ -293,6 +297,28 @@ class Scheduler:
             if routed and nid not in self._restored_routes:
                 del self.restored[nid]  # which branch it took is unknown: ask it again
         return usage
+
+    def _save_failure(self, nid: str, rec: RunRecord) -> None:
+        """A failed node's record and calls into the store (if it keeps failures), so a reader of
+        the store draws it failed, not pending. A store that cannot take it does not hide the
+        node's own error: the run fails with that one, and the store's problem is logged."""
+        save = getattr(self.checkpointer, "save_failure", None)
+        if save is None or rec.status != "failed":
+            return
+        info = rec.to_json()
+        calls = descendants(self.records, self._spawned_by, nid)
+        if calls:
+            info[CALLS_KEY] = saved_calls(calls)
+        try:
+            save(self.run_id, nid, info=info)
+        except Exception as exc:  # the node's error is the one to report
+            import logging
+
+            logging.getLogger("crewgraph.checkpoint").warning(
+                "could not record the failure of node %r in the checkpoint store: %s", nid, exc)
+
+    def _spawned_by(self, nid: str) -> list[str]:
+        return self._children.get(nid, [])
 
     def _subtree_usage(self, nid: str) -> UsageMetrics:
         """Usage of ``nid``'s record plus every record it spawned, transitively."""
@@ -387,7 +413,7 @@ class Scheduler:
             rec.status = "restored"
             rec.usage = self._restored_usage.get(nid, rec.usage)
             node = self.plan.nodes[nid]
-            self.emit(NodeFinishedEvent(label=node.display_label, from_checkpoint=True), node)
+            self.emit(NodeFinishedEvent(label=rec.label, from_checkpoint=True), node)
         hook = self.on_node_restored if restored else self.on_node_finished
         if hook is not None:
             pending = hook(self.plan.nodes[nid], output)
@@ -407,7 +433,7 @@ class Scheduler:
         self._executions += 1
         if self.max_executions is not None and self._executions > self.max_executions:
             self._error = LoopGuardError(
-                f"run exceeded {self.max_executions} node executions (at {node.display_label!r}); "
+                f"run exceeded {self.max_executions} node executions (at {rec.label!r}); "
                 "a loop through a router never ended — raise max_executions or fix the router"
             )
             return
@@ -420,6 +446,7 @@ class Scheduler:
         except BaseException as exc:
             if self._error is None:
                 self._error = self._wrap(node, exc)
+            self._save_failure(nid, rec)
             return
         rec.executions += 1
         if result.pending is not None:
@@ -432,6 +459,9 @@ class Scheduler:
                 info = rec.to_json()
                 info["run_usage"] = self._subtree_usage(nid).model_dump()
                 info["route"] = result.route  # a resume fires the same branch without re-asking
+                calls = descendants(self.records, self._spawned_by, nid)
+                if calls:  # its model and tool calls, so a reader of the store sees them too
+                    info[CALLS_KEY] = saved_calls(calls)
                 self.checkpointer.save_node(self.run_id, nid, output=result.output, info=info)
             waiting = self._complete(nid, result.output, result)
             if waiting is not None:
@@ -458,7 +488,8 @@ class Scheduler:
         """Run one node to completion: steps, spawned children, retries, events, records."""
         rec = self.records.get(node.id)
         if rec is None:
-            rec = RunRecord(node_id=node.id, kind=node.kind, label=node.display_label, parent=parent)
+            rec = RunRecord(node_id=node.id, kind=node.kind, label=interpolate(node.display_label, self.inputs),
+                            parent=parent)
             self.records[node.id] = rec
         if parent is not None:
             self.spawn_edges.append((parent, node.id))
@@ -481,7 +512,7 @@ class Scheduler:
 
         def on_retry(attempt: int, wait: float, exc: BaseException) -> None:
             self.emit(
-                NodeRetriedEvent(label=node.display_label, attempt=attempt, wait_seconds=wait, error=str(exc)),
+                NodeRetriedEvent(label=rec.label, attempt=attempt, wait_seconds=wait, error=str(exc)),
                 node,
             )
 
@@ -493,7 +524,7 @@ class Scheduler:
             if n > 1 or first_step:
                 rec.attempts += 1
             if n == 1 and first_step and self.wants(NodeStartedEvent):
-                self.emit(NodeStartedEvent(label=node.display_label, attempt=rec.attempts), node)
+                self.emit(NodeStartedEvent(label=rec.label, attempt=rec.attempts), node)
             first_step = False
 
         try:
@@ -519,7 +550,7 @@ class Scheduler:
             rec.duration_ms = (time.perf_counter() - start) * 1000
             self.emit(
                 NodeFailedEvent(
-                    label=node.display_label, error=str(exc), attempts=rec.attempts, duration_ms=rec.duration_ms
+                    label=rec.label, error=str(exc), attempts=rec.attempts, duration_ms=rec.duration_ms
                 ),
                 node,
             )
@@ -529,7 +560,7 @@ class Scheduler:
         if self.wants(NodeFinishedEvent):
             self.emit(
                 NodeFinishedEvent(
-                    label=node.display_label,
+                    label=rec.label,
                     duration_ms=rec.duration_ms,
                     total_tokens=rec.usage.total_tokens,
                     output_preview=_preview(result.output),
@@ -539,6 +570,7 @@ class Scheduler:
             )
         if parent is not None:
             rec.executions += 1
+            rec.detail = {"output": result.output}  # what the tool returned, for the saved calls
         return result
 
     async def _run_children(self, parent: Node, children: list[Node], upstream: dict[str, Any]) -> dict[str, Any]:
@@ -551,7 +583,8 @@ class Scheduler:
         if isinstance(exc, CrewGraphError | KeyboardInterrupt | SystemExit):
             return exc
         if isinstance(exc, asyncio.CancelledError):
-            return RunCancelledError(f"run cancelled while {node.display_label!r} was running")
+            return RunCancelledError(
+                f"run cancelled while {interpolate(node.display_label, self.inputs)!r} was running")
         err = NodeExecutionError(
             f"node {node.id!r} ({node.kind}) failed: {type(exc).__name__}: {exc}",
             node_id=node.id,
@@ -576,7 +609,8 @@ class Scheduler:
                 g.add_node(nid, kind=rec.kind, label=rec.label, record=rec)
         for u, v in self.spawn_edges:
             g.add_edge(u, v, kind="spawned")
-        return RunGraph(run_id=self.run_id, name=self.graph.name, graph=g, status=status, error=error)
+        return RunGraph(run_id=self.run_id, name=self.graph.name, graph=g, status=status, error=error,
+                        inputs=self.inputs)
 
 
 class _NodeEmitter:

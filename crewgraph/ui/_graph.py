@@ -42,7 +42,7 @@ def _overlay(run_graph: RunGraph, statuses: dict[str, str]) -> None:
 
 
 def _saved_only(run: dict[str, Any], saved: dict[str, Any]) -> RunGraph:
-    from crewgraph.cli._rungraph import _record
+    from crewgraph.cli._rungraph import _record, add_saved_calls
 
     g = Digraph(name=run["name"])
     previous = None
@@ -52,7 +52,9 @@ def _saved_only(run: dict[str, Any], saved: dict[str, Any]) -> RunGraph:
         if previous is not None:
             g.add_edge(previous, nid, kind="order")
         previous = nid
-    return RunGraph(run_id=run["run_id"], name=run["name"], graph=g, status=run["status"], error=run["error"])
+    add_saved_calls(g, saved)
+    return RunGraph(run_id=run["run_id"], name=run["name"], graph=g, status=run["status"], error=run["error"],
+                    inputs=run.get("inputs"))
 
 
 def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
@@ -66,7 +68,7 @@ def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
         found = registry.for_run(run["name"], run.get("factory"))
         plan = found.obj.compile(run["inputs"]) if run["inputs"] else found.obj.compile()
     except (UserError, CrewGraphError, ImportError, ValueError):
-        return _saved_only(run, saved_nodes(db, run["run_id"]))
+        return _saved_only(run, saved_nodes(db, run["run_id"], calls=True))
     with SQLiteCheckpointStore(db) as store:
         rg: RunGraph = run_graph_from_checkpoint(plan, store, run["run_id"])
     waiting = {p.get("node") for p in run["pending"]}
@@ -98,7 +100,8 @@ def _flow_graph(run: dict[str, Any], flow_db: Path) -> RunGraph | None:
         g.add_node(nid, node=node, kind=rec.kind, label=rec.label, record=rec)
     for u, v, data in plan.digraph.edges(data=True):
         g.add_edge(u, v, **data)
-    return RunGraph(run_id=run["run_id"], name=plan.name, graph=g, status=run["status"], error=run["error"])
+    return RunGraph(run_id=run["run_id"], name=plan.name, graph=g, status=run["status"], error=run["error"],
+                    inputs=run.get("inputs"))
 
 
 def build_run_graph(run: dict[str, Any], db: Path, flow_db: Path, registry: Any, live: Any) -> RunGraph:
@@ -151,9 +154,52 @@ class SvgCache:
                 self._items.popitem(last=False)
 
 
-def node_details(run_graph: RunGraph, node_id: str, trace: dict[str, Any], output: tuple[bool, Any]) -> dict[str, Any]:
-    """What the side panel shows for one node: its record, prompt, output, tool call, errors, retries."""
-    from crewgraph.ui._trace import clip
+def _call(rec: RunRecord) -> dict[str, Any]:
+    """A model call's child record as the panel's ``llm_calls`` entry (what RunTrace keeps)."""
+    detail = rec.detail or {}
+    return {
+        "model": rec.info.get("model"), "messages": detail.get("messages"), "tools": rec.info.get("tools") or [],
+        "response": detail.get("response"), "tool_calls": rec.info.get("tool_calls") or [],
+        "tokens": rec.info.get("total_tokens"), "duration_ms": round(rec.duration_ms, 3),
+        "finish_reason": detail.get("finish_reason"), "error": rec.error,
+    }
+
+
+def recorded_calls(run_graph: RunGraph, node_id: str) -> dict[str, Any]:
+    """What the executed graph's records say about ``node_id``'s calls, in RunTrace's shape: the
+    model calls of a step (its ``.llm<n>`` children), one model call, or a tool call's arguments
+    and result. These records come from the checkpoint store (any run, whoever started it) or
+    from a finished run's own RunGraph; empty when they hold no texts."""
+    g = run_graph.digraph
+    if node_id not in g:
+        return {}
+    rec = run_graph.record(node_id)
+    if rec.kind == "llm":
+        if not rec.detail:
+            return {}
+        call = _call(rec)
+        return {"llm_calls": [call], "output_preview": call["response"]}
+    found: dict[str, Any] = {}
+    children = [g.nodes[c]["record"] for c in g.successors(node_id)
+                if g.edges[node_id, c].get("kind") == "spawned"]
+    calls = [_call(c) for c in children if c.kind == "llm" and c.detail]
+    if calls:
+        found["llm_calls"] = calls
+    if rec.parent is not None and rec.detail and "output" in rec.detail:
+        from crewgraph.graph.call_records import clip
+
+        found["output_preview"] = clip(rec.detail["output"])
+        if rec.kind == "tool":
+            found.update(tool_name=rec.info.get("tool"), tool_args=rec.info.get("args"),
+                         tool_output=found["output_preview"])
+    return found
+
+
+def node_details(run_graph: RunGraph, node_id: str, trace: dict[str, Any], output: tuple[bool, Any],
+                 live: bool | None = None) -> dict[str, Any]:
+    """What the side panel shows for one node: its record, prompt, output, tool call, errors, retries.
+    ``live``: whether ``trace`` came from this server's bus (default: whether there is one)."""
+    from crewgraph.graph.call_records import clip
 
     rec: RunRecord | None = run_graph.record(node_id) if node_id in run_graph.digraph else None
     data: dict[str, Any] = rec.to_json() if rec is not None else {"id": node_id, "status": trace.get("status")}
@@ -177,5 +223,6 @@ def node_details(run_graph: RunGraph, node_id: str, trace: dict[str, Any], outpu
     if trace.get("error") and not data.get("error"):
         data["error"] = trace["error"]
     data["retry_log"] = trace.get("retries") or []
-    data["recorded_by_this_server"] = bool(trace)
+    data["recorded_by_this_server"] = bool(trace) if live is None else live
+    data["calls_recorded"] = bool(calls) or trace.get("tool_output") is not None
     return data

@@ -163,14 +163,15 @@ def find_run(db: Path, flow_db: Path, run_ref: str) -> dict[str, Any] | None:
     return None
 
 
-def saved_nodes(db: Path, run_id: str) -> dict[str, Any]:
-    """``{node_id: NodeCheckpoint}`` of a crew run (empty when unknown)."""
+def saved_nodes(db: Path, run_id: str, calls: bool = False) -> dict[str, Any]:
+    """``{node_id: NodeCheckpoint}`` of a crew run (empty when unknown); ``calls``: with each
+    node's saved model and tool calls."""
     if not db.is_file():
         return {}
     with SQLiteCheckpointStore(db) as store:
         if not store.has_run(run_id):
             return {}
-        return {n.node_id: n for n in store.nodes(run_id)}
+        return {n.node_id: n for n in store.nodes(run_id, calls=calls)}
 
 
 def node_output(db: Path, flow_db: Path, run: dict[str, Any], node_id: str) -> tuple[bool, Any]:

@@ -13,25 +13,12 @@ import time
 from collections import deque
 from typing import Any
 
+from crewgraph.graph.call_records import MAX_CALLS, MAX_TEXT, clip
+
 __all__ = ["MAX_TEXT", "RunTrace", "event_summary"]
 
-MAX_TEXT = 20_000
-_MAX_CALLS = 50
+_MAX_CALLS = MAX_CALLS
 _MAX_EVENTS = 500
-
-
-def clip(value: Any, limit: int = MAX_TEXT) -> Any:
-    """``value`` as JSON-friendly data with long strings cut (the panel is for reading)."""
-    if isinstance(value, str):
-        return value if len(value) <= limit else value[:limit] + f"... [{len(value) - limit} more characters]"
-    if isinstance(value, dict):
-        return {str(k): clip(v, limit) for k, v in list(value.items())[:200]}
-    if isinstance(value, list | tuple):
-        return [clip(v, limit) for v in list(value)[:200]]
-    if value is None or isinstance(value, bool | int | float):
-        return value
-    raw = getattr(value, "raw", None)
-    return clip(raw if isinstance(raw, str) else str(value), limit)
 
 
 _SMALL_FIELDS = ("label", "attempt", "attempts", "duration_ms", "total_tokens", "error", "wait_seconds",

@@ -217,3 +217,94 @@ setTimeout(function () {{ document.title = "sent"; }}, 800);
     finally:
         foreign.shutdown()
         foreign.server_close()
+
+
+WIDE_CREW = '''
+from crewgraph import Agent, Crew, Task
+from crewgraph.errors import LLMError
+from crewgraph.testing import FakeLLM, FakeToolCall
+from crewgraph.tools import tool
+
+
+@tool("lookup")
+def lookup(query: str) -> str:
+    """Look something up."""
+    return f"found {query}"
+
+
+def build():
+    first = Agent(role="{topic} researcher", goal="learn", backstory="curious", tools=[lookup],
+                  llm=FakeLLM([FakeToolCall("lookup", {"query": "item 0"}), "item 0 is fine"], model="fake"))
+    checker = Agent(role="checker", goal="check", backstory="careful", llm=FakeLLM(default="fine", model="fake"))
+    writer = Agent(role="writer", goal="report", backstory="terse", max_retry_limit=0,
+                   llm=FakeLLM(default=LLMError("model down"), model="fake"))
+    checks = [Task(name=f"check_{i}", description=f"check item {i} of {{topic}}", expected_output="ok",
+                   agent=first if i == 0 else checker, async_execution=True) for i in range(200)]
+    report = Task(name="report", description="report on {topic}", expected_output="a report", agent=writer,
+                  context=checks)
+    return Crew(name="widecrew", agents=[first, checker, writer], tasks=[*checks, report])
+'''
+
+
+def test_a_wide_failed_cli_run_is_readable_with_its_calls_and_red_failure(
+        server: str, browser: Any, project: Any, tmp_path: Path) -> None:
+    """200 parallel tasks and a failing report, run by ``crewgraph run`` in another process: the
+    page draws them as one column at a readable zoom, the failed step red, and a step's prompt
+    and tool call from the store."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    (project.root / "widecrew.py").write_text(WIDE_CREW, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                                                         os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "crewgraph.cli", "run", "widecrew:build", "--inputs", "topic=cats",
+                           "-q"], cwd=project.root, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "model down" in done.stdout + done.stderr, done.stdout + done.stderr
+    found = re.search(r"run ([0-9a-f]{32})", done.stdout + done.stderr)
+    assert found, done.stdout + done.stderr
+    run_id = found.group(1)
+
+    wait = WebDriverWait(browser, 30)
+    browser.get(f"{server}/view/{run_id}")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#graph svg g.node[data-node="t201_report.agent"]')))
+    wait.until(ec.text_to_be_present_in_element((By.ID, "zoom-level"), "%"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#graph svg g.node")) >= 201
+    zoom = int(browser.find_element(By.ID, "zoom-level").text.split("%")[0])
+    assert zoom >= 60, f"a 200-task graph fitted at {zoom}%: unreadable"
+    sizes = dict(browser.execute_script(
+        "var g = document.querySelector('#graph').getBoundingClientRect(),"
+        " s = document.querySelector('#graph svg').getBoundingClientRect(),"
+        " p = document.querySelector('#panel').getBoundingClientRect();"
+        "return {graph: g.width, svg: s.width, svgh: s.height, panel: p.left, right: g.right};"))
+    assert sizes["svg"] <= sizes["graph"] and sizes["panel"] >= sizes["right"] - 1
+    assert sizes["svgh"] > 10 * sizes["svg"]  # one tall column, scrolled, not a 2% strip
+    fill = browser.execute_script(
+        "return document.querySelector('#graph g.node[data-node=\"t201_report.agent\"] polygon').getAttribute('fill');")
+    assert fill.lower() == "#f4a3a3"  # the failed step is red
+
+    browser.execute_script(
+        "document.querySelector('#graph g.node[data-node=\"t201_report.agent\"]').scrollIntoView();")
+    shot = tmp_path / "wide-failed.png"
+    assert browser.save_screenshot(str(shot))
+    assert _png_is_not_blank(shot.read_bytes())
+
+    browser.execute_script(
+        "document.querySelector('#graph g.node[data-node=\"t1_check_0.agent\"]')"
+        ".dispatchEvent(new MouseEvent('click', {bubbles: true}));")
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#panel h3"), "t1_check_0.agent"))
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "#panel pre.section-prompt")))
+    panel = browser.find_element(By.ID, "panel").text
+    assert "check item 0 of cats" in panel and "cats researcher" in panel and "item 0 is fine" in panel
+    browser.execute_script(
+        "document.querySelector('#graph g.node[data-node=\"t201_report.agent\"]')"
+        ".dispatchEvent(new MouseEvent('click', {bubbles: true}));")
+    wait.until(ec.text_to_be_present_in_element((By.CSS_SELECTOR, "#panel h3"), "t201_report.agent"))
+    wait.until(ec.text_to_be_present_in_element((By.ID, "panel"), "model down"))
+    panel = browser.find_element(By.ID, "panel").text
+    assert "failed" in panel and "report on cats" in panel

@@ -46,8 +46,8 @@
       return { model: c.model, tokens: c.tokens, duration_ms: c.duration_ms, response: c.response, error: c.error };
     }));
     section(panel, "Info", data.info && Object.keys(data.info).length ? data.info : null);
-    if (!data.recorded_by_this_server) {
-      panel.appendChild(cg.el("p", { "class": "muted", text: "Prompts and tool arguments are shown for runs this server started; this one shows what the checkpoint store keeps." }));
+    if (!data.recorded_by_this_server && !data.calls_recorded && (data.kind === "agent_step" || data.kind === "llm")) {
+      panel.appendChild(cg.el("p", { "class": "muted", text: "No model calls were recorded for this node (a run saved before crewgraph kept them, or a store that does not keep them)." }));
     }
     var fork = document.getElementById("fork");
     fork.disabled = !(run && run.actions && run.actions.fork);

@@ -1,0 +1,266 @@
+"""Issue 26's probes, with real processes: one run has one owner, so nothing runs twice.
+
+Two *racer* processes (``apps/lease_app.py serve``, crewgraph imported once) get the same
+command at the same instant, trial after trial; a third process is SIGKILLed mid-run where a
+probe needs a crashed holder. The model answers a
+little slowly (so the races overlap) and logs every call of every process to one file. Leases are short
+(``$CREWGRAPH_LEASE_SECONDS``) to keep expiry tests fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import crewgraph
+from crewgraph.checkpoint import SQLiteCheckpointStore
+from crewgraph.checkpoint.batch_store import BatchStore
+
+APP = Path(__file__).resolve().parent / "apps" / "lease_app.py"
+REPO_ROOT = Path(crewgraph.__file__).resolve().parents[1]
+TRIALS = 8  # a race that failed 1 in 5 would pass all of them with probability 0.8**8 < 0.17 per test
+
+
+class Calls:
+    """The model calls every process made, from the shared call log."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def lines(self) -> list[str]:
+        return self.path.read_text(encoding="utf-8").splitlines() if self.path.exists() else []
+
+    def mark(self) -> int:
+        return len(self.lines())
+
+    def since(self, mark: int) -> list[str]:
+        return [line.split(" ", 1)[1] for line in self.lines()[mark:]]
+
+
+class Racer:
+    """One long-lived process answering commands (see the app's docstring)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(APP), "serve"], env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.answer: dict[str, Any] | None = None
+
+    def send(self, command: str, *args: str, wait: float = 0.0) -> None:
+        assert self.proc.stdin is not None
+        self.answer = None
+        self.proc.stdin.write(json.dumps({"command": command, "args": list(args), "wait": wait}) + "\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = 60.0) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        box: list[str] = []
+        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader.start()
+        reader.join(timeout)
+        if not box or not box[0]:
+            self.proc.kill()
+            stderr = self.proc.stderr.read() if self.proc.stderr is not None else ""
+            raise AssertionError(f"racer gave no answer within {timeout} s: {stderr[-3000:]}")
+        answer: dict[str, Any] = json.loads(box[0])
+        return answer
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    tmp = tmp_path_factory.mktemp("leases")
+    return {**os.environ, "PYTHONPATH": str(REPO_ROOT), "LEASE_CALL_LOG": str(tmp / "calls.log"),
+            "LEASE_DB": str(tmp / "cp.db"), "LEASE_TOOL_LOG": str(tmp / "tools.log"), "LEASE_LATENCY": "0.25",
+            "CREWGRAPH_LEASE_SECONDS": "1.5"}
+
+
+@pytest.fixture(scope="module")
+def server(env: dict[str, str]) -> Calls:
+    return Calls(Path(env["LEASE_CALL_LOG"]))
+
+
+@pytest.fixture(scope="module")
+def racers(env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
+    pair = (Racer(env), Racer(env))
+    try:
+        for racer in pair:  # warm: every code path imported, so both reach the lease at once
+            run_id = _start_review((racer, racer))
+            racer.send("review-resume", run_id, "")
+            assert "ok" in racer.receive()
+        yield pair
+    finally:
+        for racer in pair:
+            racer.close()
+
+
+def _race(racers: tuple[Racer, Racer], command: str, *args: str, wait: float = 0.0) -> list[dict[str, Any]]:
+    for racer in racers:
+        racer.send(command, *args, wait=wait)
+    return [racer.receive() for racer in racers]
+
+
+def _calls(server: Calls, since: int) -> list[str]:
+    return server.since(since)
+
+
+def _start_review(racers: tuple[Racer, Racer]) -> str:
+    racers[0].send("review-start")
+    started = racers[0].receive()["ok"]
+    assert started["pending"] is True
+    return str(started["run_id"])
+
+
+# ---------------------------------------------------------------------- the probes
+def test_two_resumers_of_one_paused_review_revise_it_once(server: Calls,
+                                                           racers: tuple[Racer, Racer]) -> None:
+    for _trial in range(TRIALS):
+        run_id = _start_review(racers)
+        mark = server.mark()
+        answers = _race(racers, "review-resume", run_id, "make it shorter")
+        assert _calls(server, mark) == ["Draft a post"], answers  # one revision, whatever the number of processes
+        winners = [a for a in answers if "ok" in a]
+        losers = [a for a in answers if "ok" not in a]
+        assert len(winners) == 1 and winners[0]["ok"]["pending"] is True, answers
+        for lost in losers:
+            assert lost["error"] == "leased", lost
+            assert f"crew run {run_id!r}" in lost["message"] and "pid" in lost["holder"]
+            assert "lease expires at" in lost["message"]
+
+
+def test_two_simultaneous_accepts_run_the_next_task_once(server: Calls,
+                                                          racers: tuple[Racer, Racer]) -> None:
+    for _trial in range(TRIALS):
+        run_id = _start_review(racers)
+        mark = server.mark()
+        answers = _race(racers, "review-resume", run_id, "")
+        assert _calls(server, mark) == ["Title the post"]
+        done = [a["ok"] for a in answers if "ok" in a]
+        assert len(done) == 1 and done[0]["raw"] == "Night Owls", answers
+        (lost,) = [a for a in answers if "ok" not in a]
+        # met the lease, or came after the run completed: either way, nothing ran again
+        assert lost["error"] in ("leased", "checkpoint"), lost
+        if lost["error"] == "checkpoint":
+            assert "already completed" in lost["message"]
+
+
+def test_a_second_kickoff_from_checkpoint_during_a_live_run_gets_the_holder(
+        server: Calls, racers: tuple[Racer, Racer], env: dict[str, str]) -> None:
+    log = Path(env["LEASE_TOOL_LOG"])
+    for trial in range(TRIALS):
+        with SQLiteCheckpointStore(env["LEASE_DB"]) as store:  # a finished earlier trial: start afresh
+            for run in store.list_runs(name="research", limit=None):
+                store.delete_run(run.run_id)
+        log.write_text("")
+        mark = server.mark()
+        first, second = racers
+        first.send("crew")
+        time.sleep(0.3 + 0.05 * trial)  # the first run is under way (it takes 4 calls of 0.25 s)
+        second.send("crew", wait=0.0 if trial % 2 == 0 else 20.0)
+        a, b = first.receive()["ok"], second.receive()
+        assert a["raw"] == "done: Summarise"
+        if trial % 2 == 0:  # no waiting: a clear error naming the holder
+            assert b["error"] == "leased", b
+            assert f"pid {a['pid']}" in b["holder"] and "crew run" in b["message"]
+        else:  # waiting: it gets the lease once the first is done, and restores everything
+            assert b["ok"]["raw"] == a["raw"] and b["ok"]["run_id"] == a["run_id"]
+        assert sorted(_calls(server, mark)) == sorted(["Gather facts", "Gather facts", "Outline", "Summarise"])
+        assert len(log.read_text().splitlines()) == 1  # the tool ran once
+
+
+def _batch_done(db: str, batch_id: str | None) -> int:
+    try:
+        with BatchStore(db) as store:
+            batches = store.list_batches(name="tagger")
+            found = [b for b in batches if batch_id is None or b.batch_id == batch_id]
+            return found[0].completed if found else 0
+    except Exception:
+        return 0
+
+
+def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
+                                                               racers: tuple[Racer, Racer],
+                                                               env: dict[str, str]) -> None:
+    total = 12
+    for trial in range(3):
+        victim = subprocess.Popen([sys.executable, str(APP), "batch", str(total), "new"], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while victim.poll() is None and time.monotonic() < deadline:
+                with BatchStore(env["LEASE_DB"]) as store:
+                    batches = store.list_batches(name="tagger", limit=1)
+                if batches and batches[0].status == "running" and batches[0].completed >= 3 + trial:
+                    break
+                time.sleep(0.02)
+            assert victim.poll() is None, "the batch ended before it could be killed"
+            os.kill(victim.pid, signal.SIGKILL)
+        finally:
+            victim.wait(timeout=30)
+        with BatchStore(env["LEASE_DB"]) as store:
+            batch = store.list_batches(name="tagger", limit=1)[0]
+            finished = {i.index for i in store.items(batch.batch_id) if i.status == "completed"}
+        assert batch.status == "running" and len(finished) < total
+        resume_mark = server.mark()
+        answers = _race(racers, "batch", str(total), batch.batch_id, wait=20.0)
+        for answer in answers:  # both share the inputs and both return all of them
+            assert answer["ok"]["raws"] == [f"done: Tag the topic t{i}" for i in range(total)], answer
+        after = _calls(server, resume_mark)
+        assert len(after) == len(set(after)), f"an input ran twice after the kill: {sorted(after)}"
+        unfinished = {f"Tag the topic t{i}" for i in range(total) if i not in finished}
+        assert set(after) <= unfinished  # a finished input is restored, never run
+        with BatchStore(env["LEASE_DB"]) as store:
+            assert store.get_batch(batch.batch_id).status == "completed"
+
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
+        how: str, server: Calls, racers: tuple[Racer, Racer], env: dict[str, str]) -> None:
+    """SIGKILL: on this machine the holder is known gone, its lease is taken over at once.
+    SIGSTOP: the holder looks alive but stops renewing; its lease expires (1.5 s) and then one
+    of two waiting resumers takes the run over and finishes it, the other restores it."""
+    with SQLiteCheckpointStore(env["LEASE_DB"]) as store:
+        for run in store.list_runs(name="research", limit=None):
+            store.delete_run(run.run_id)
+    Path(env["LEASE_TOOL_LOG"]).write_text("")
+    mark = server.mark()
+    victim = subprocess.Popen([sys.executable, str(APP), "crew"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "Outline" not in _calls(server, mark) and victim.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert victim.poll() is None, victim.communicate()
+        os.kill(victim.pid, getattr(signal, how))  # mid-"Outline": gather is saved, the rest is not
+        killed_at = time.monotonic()
+        before = _calls(server, mark)
+        answers = _race(racers, "crew", wait=20.0)
+        took = time.monotonic() - killed_at
+    finally:
+        victim.kill()
+        victim.wait(timeout=30)
+    outs = [a["ok"] for a in answers]
+    assert outs[0]["raw"] == outs[1]["raw"] == "done: Summarise" and outs[0]["run_id"] == outs[1]["run_id"]
+    assert before == ["Gather facts", "Gather facts", "Outline"]
+    assert _calls(server, mark)[len(before):] == ["Outline", "Summarise"]  # the rest, exactly once
+    assert len(Path(env["LEASE_TOOL_LOG"]).read_text().splitlines()) == 1
+    if how == "SIGSTOP":
+        assert took >= 1.0  # it waited for the stalled holder's lease to expire
