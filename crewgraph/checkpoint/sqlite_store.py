@@ -210,7 +210,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 stacklevel=2,
             )
             info[_SKIPPED_KEY] = reason
-        self._insert(run_id, node_id, blob, info)
+        return self._insert(run_id, node_id, blob, info)
 
     def save_failure(self, run_id: str, node_id: str, *, info: dict[str, Any]) -> None:
         """Record that ``node_id`` failed: its run record (status, error, attempts) and the calls
@@ -218,7 +218,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         failed; :meth:`completed` leaves it out, so a resume runs it again."""
         self._insert(run_id, node_id, None, dict(info))
 
-    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> None:
+    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> int:
         now = time.time()
         with self._write() as conn:
             self._require_run(conn, run_id)
