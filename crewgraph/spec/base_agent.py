@@ -23,11 +23,7 @@ through the same convert / guardrail / memory nodes as any task's.
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-<<<<<<< HEAD
-from typing import Annotated, Any, Self
-=======
-from typing import Annotated, Any, Literal
->>>>>>> main
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     UUID4,
