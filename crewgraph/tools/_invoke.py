@@ -218,12 +218,17 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
         call.finished(text)
         return call.outcome(text, raw=raw)
 
+    from crewgraph._internal.interpolate import interpolate
+
+    # the names as the run filled them in: "task 'look up owls'", not "'look up {topic}'"
+    role = interpolate(node.agent_role, ctx.inputs) if node.agent_role else node.agent_role
+    task_name = interpolate(node.task_name, ctx.inputs) if node.task_name else node.task_name
     record = ToolFailureRecord(
         tool_name=call.tool_name,
         failure=failure,
         arguments=call.args,
-        agent_role=node.agent_role,
-        task_name=node.task_name,
+        agent_role=role,
+        task_name=task_name,
         policy=policy,
         call_id=node.call.id,
         attempts=max(1, ctx.attempt),
@@ -234,12 +239,12 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
             tool_name=call.tool_name,
             failure=failure,
             policy=policy.value,
-            agent_role=node.agent_role,
-            task_name=node.task_name,
+            agent_role=role,
+            task_name=task_name,
         )
     )
     if policy is ToolFailurePolicy.RAISE:
-        task = f"task {node.task_name!r}" if node.task_name else "its task"
+        task = f"task {task_name!r}" if task_name else "its task"
         raise ToolExecutionFailedError(
             f"Tool {call.tool_name!r} failed in {task} ({failure.reason.value}) under the "
             f"'raise' tool failure policy: {failure.message}",
