@@ -40,13 +40,34 @@ def event_frame(event: Any, seq: int, previous_id: str | None) -> StreamFrame:
     """The frame of one bus event (its channel from what kind of event it is)."""
     module = type(event).__module__.rsplit(".", 1)[-1]
     channel: StreamChannel = "llm" if event.event_type == "llm_stream_chunk" else _CHANNELS.get(module, "custom")  # type: ignore[assignment]
-    data = event.model_dump(mode="json", exclude_none=True)
+    live = {name for name, value in event if name != "tool_call" and _live(value)}
+    data = event.model_dump(mode="json", exclude_none=True, exclude=live)
     if channel == "llm":
         data.setdefault("content", getattr(event, "chunk", ""))
     data["event"] = dict(data)
     return StreamFrame(id=event.event_id, channel=channel, type=event.event_type, timestamp=event.timestamp,
                        data=data, namespace=[n for n in (getattr(event, "run_id", None),) if n], seq=seq,
                        parent_id=getattr(event, "parent_event_id", None), previous_id=previous_id)
+
+
+def _live(value: Any) -> bool:
+    """An agent, task, crew, model or tool object an event carries: left out of the frame's data
+    (its role and name are there), since it is no JSON data. Plain values and the events' own
+    payload models stay."""
+    import datetime
+    import enum
+    import pathlib
+    import uuid
+
+    from pydantic import BaseModel
+
+    if isinstance(value, list | tuple):
+        return any(_live(v) for v in value)
+    if isinstance(value, str | int | float | bool | dict | datetime.date | enum.Enum | uuid.UUID | pathlib.PurePath):
+        return False
+    if value is None:
+        return False
+    return not (isinstance(value, BaseModel) and type(value).__module__.startswith("crewgraph.events"))
 
 
 class StreamSessionBase(Generic[T]):
