@@ -191,3 +191,25 @@ def test_default_evaluator_has_every_metric() -> None:
     agent = Agent(role="R", goal="g", backstory="b", llm=FakeLLM([]))
     evaluator = create_default_evaluator([agent], llm=FakeLLM([]))
     assert {e.metric_category for e in evaluator.evaluators or []} == set(MetricCategory)
+
+
+def test_the_evaluation_events_are_emitted() -> None:
+    from crewgraph.events import (
+        AgentEvaluationCompletedEvent,
+        AgentEvaluationFailedEvent,
+        AgentEvaluationStartedEvent,
+    )
+
+    seen: list[Any] = []
+    for cls in (AgentEvaluationStartedEvent, AgentEvaluationCompletedEvent, AgentEvaluationFailedEvent):
+        crewgraph_event_bus.on(cls)(lambda _src, ev: seen.append(ev))
+    crew, researcher = _crew(FakeLLM(["Owls are birds."]))
+    evaluator = AgentEvaluator(agents=[researcher], evaluators=[
+        GoalAlignmentEvaluator(llm=FakeLLM([_verdict(6.0)])), SemanticQualityEvaluator(llm=FakeLLM([]))])
+    crew.kickoff(inputs={"topic": "owls"})
+    evaluator.get_evaluation_results()
+    kinds = [type(e).__name__ for e in seen]
+    assert kinds == ["AgentEvaluationStartedEvent", "AgentEvaluationCompletedEvent",
+                     "AgentEvaluationStartedEvent", "AgentEvaluationFailedEvent"]
+    assert seen[1].score.score == 6.0 and seen[1].metric_category is MetricCategory.GOAL_ALIGNMENT
+    assert seen[0].agent_role == "Researcher" and seen[0].iteration == 1 and "exhausted" in seen[3].error

@@ -131,6 +131,28 @@ class EvaluationTraceCallback(BaseEventListener):
             with self._at(event.node_id):
                 self.on_tool_use(event.tool_name, event.tool_args, event.error, success=False, error_type="usage_error")
 
+        import crewgraph.events as events
+
+        for name, kind in (("ToolExecutionErrorEvent", "execution_error"), ("ToolSelectionErrorEvent", "selection_error"),
+                           ("ToolValidateInputErrorEvent", "validation_error")):
+            event_type = getattr(events, name)
+
+            def _tool_failed(source: Any, event: Any, kind: str = kind) -> None:
+                with self._at(event.node_id):
+                    self.on_tool_use(getattr(event, "tool_name", "") or "", getattr(event, "tool_args", {}) or {},
+                                     getattr(event, "error", None), success=False, error_type=kind)
+
+            _keep(self, event_bus, event_type)(_tool_failed)
+
+        @_keep(self, event_bus, events.LiteAgentExecutionStartedEvent)
+        def _lite_started(source: Any, event: Any) -> None:
+            if isinstance(event.agent_info, dict) and "id" in event.agent_info:
+                self.on_lite_agent_start(event.agent_info)
+
+        @_keep(self, event_bus, events.LiteAgentExecutionCompletedEvent)
+        def _lite_completed(source: Any, event: Any) -> None:
+            self.on_lite_agent_finish(event.output)
+
         @_keep(self, event_bus, LLMCallStartedEvent)
         def _llm_started(source: Any, event: LLMCallStartedEvent) -> None:
             with self._at(event.node_id):
