@@ -95,6 +95,12 @@ PATHS: dict[str, dict[str, str]] = {
     "crewgraph.types": {"UsageMetrics": _OUT},
     "crewgraph.types.usage_metrics": {"UsageMetrics": _OUT},
     "crewgraph.types.streaming": {
+        "AsyncStreamSession": "crewgraph.streaming.session",
+        "FlowStreamingOutput": "crewgraph.streaming.output",
+        "StreamSession": "crewgraph.streaming.session",
+        "StreamSessionBase": "crewgraph.streaming.session",
+        "StreamingOutputBase": "crewgraph.streaming.output",
+        "T": "crewgraph.streaming.output",
         "CrewStreamingOutput": _STREAM,
         "StreamChunk": _STREAM,
         "StreamChunkType": _STREAM,
