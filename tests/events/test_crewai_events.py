@@ -256,7 +256,11 @@ def test_agent_kickoff_is_a_lite_agent_execution() -> None:
 
 
 def test_a_failing_agent_publishes_agent_execution_error() -> None:
-    from crewgraph.events import AgentExecutionErrorEvent, AgentExecutionStartedEvent, TaskFailedEvent
+    from crewgraph.events import (
+        AgentExecutionErrorEvent,
+        AgentExecutionStartedEvent,
+        TaskFailedEvent,
+    )
 
     class Boom(FakeLLM):
         async def acall(self, *args: Any, **kwargs: Any) -> Any:
