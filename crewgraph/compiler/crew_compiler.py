@@ -184,7 +184,8 @@ def _task_nodes(
 ) -> TaskPlan:
     key = task_key(task, index)
     name = task.name or task.display_name()
-    if not isinstance(task.agent, Agent) or routes_through_execute_task(task.agent):
+    part = agent_parts.get(id(task.agent))  # an agent seen before in this compile is on the engine
+    if part is None and (not isinstance(task.agent, Agent) or routes_through_execute_task(task.agent)):
         return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
     agent: Agent = task.agent
     tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
@@ -192,7 +193,6 @@ def _task_nodes(
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)
     knowledge_id = add_knowledge(graph, key, name, task, crew, agent)
-    part = agent_parts.get(id(agent))
     if part is None:
         part = agent_parts[id(agent)] = agent_fields(crew, agent)
     step = AgentStepNode.assemble(  # AgentStepNode(...) without its 40 object.__setattr__ calls
