@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.gc_scope import run_collector
 from crewgraph._internal.run_context import current_run_id
+from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
+    CrewBaseEvent,
     CrewKickoffCompletedEvent,
     CrewKickoffFailedEvent,
     CrewKickoffStartedEvent,
@@ -151,8 +153,14 @@ async def _run_resolved(
     log_file = _output_log(crew, run_id)
     start = time.perf_counter()
 
-    def emit_crew(event: Any) -> None:
+    def emit_crew(event_type: type[BaseEvent], **fields: Any) -> None:
+        """Publish a crew-level event, built only when someone listens for it."""
+        if not crewgraph_event_bus.has_handlers(event_type):
+            return
+        event = event_type(**fields)
         event.run_id = run_id
+        if isinstance(event, CrewBaseEvent):
+            event.crew = crew
         crewgraph_event_bus.emit(crew, event)
 
     from crewgraph.runner.task_callbacks import TaskCallbacks
@@ -186,7 +194,7 @@ async def _run_resolved(
             return callbacks.restored(node.id, task, output)  # those that had not completed
         return None
 
-    emit_crew(CrewKickoffStartedEvent(crew_name=crew.name, inputs=inputs))
+    emit_crew(CrewKickoffStartedEvent, crew_name=crew.name, inputs=inputs)
     scheduler = Scheduler(
         graph,
         llm=default_llm,
@@ -221,8 +229,8 @@ async def _run_resolved(
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:
-            emit_crew(TaskFailedEvent(task_name=failed, error=str(exc)))
-        emit_crew(CrewKickoffFailedEvent(crew_name=crew.name, error=str(exc)))
+            emit_crew(TaskFailedEvent, task_name=failed, error=str(exc), error_type=type(exc))
+        emit_crew(CrewKickoffFailedEvent, crew_name=crew.name, error=str(exc))
         if writer is not None:
             writer.write_checkpoint("crew_kickoff_failed")
         await crewgraph_event_bus.adrain()
@@ -238,6 +246,7 @@ async def _run_resolved(
             checkpoint.store.close()
     _mark_skipped(scheduler, skipped)
     output = _crew_output(graph, result)
+    _remember_tool_failures(crew, output)
     if result.paused:  # waiting for a person's review: the crew has not finished
         from crewgraph.runner.human_pause import paused_output
 
@@ -254,12 +263,11 @@ async def _run_resolved(
     crew._last_run = result
     crew._last_inputs = dict(inputs)
     emit_crew(
-        CrewKickoffCompletedEvent(
-            crew_name=crew.name,
-            output=output.raw,
-            total_tokens=output.token_usage.total_tokens,
-            duration_ms=(time.perf_counter() - start) * 1000,
-        )
+        CrewKickoffCompletedEvent,
+        crew_name=crew.name,
+        output=output.raw,
+        total_tokens=output.token_usage.total_tokens,
+        duration_ms=(time.perf_counter() - start) * 1000,
     )
     if writer is not None:
         writer.write_checkpoint("crew_kickoff_completed")
@@ -358,6 +366,15 @@ def _crew_output(graph: Any, result: Any) -> CrewOutput:
         run_id=result.run_id,
         graph=result.run_graph,
     )
+
+
+def _remember_tool_failures(crew: Any, output: CrewOutput) -> None:
+    """Each agent's ``last_tool_failures``: the failures of the last task it did in this run."""
+    for agent in [*crew.agents, *([crew.manager_agent] if getattr(crew, "manager_agent", None) else [])]:
+        done = [t for t in output.tasks_output if t.agent == agent.role]
+        failures = getattr(agent, "_tool_failures", None)
+        if done and isinstance(failures, list):
+            failures[:] = list(done[-1].tool_failures)
 
 
 def _failed_task(graph: Any, scheduler: Any) -> str | None:

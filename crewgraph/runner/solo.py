@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.outputs import LiteAgentOutput, TaskOutput
 from crewgraph.runner.crew_run import run_crew
 from crewgraph.spec.crew import CrewSpec
@@ -80,7 +81,8 @@ def _give_context(graph: ExecutionGraph, text: str) -> None:
 
 
 async def kickoff_agent(
-    agent: Agent, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+    agent: Agent, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+    input_files: dict[str, Any] | None = None,
 ) -> LiteAgentOutput:
     """``Agent.kickoff``: the agent answers ``messages`` (a text, or chat messages) on its own."""
     conversation = _messages(messages)
@@ -92,10 +94,17 @@ async def kickoff_agent(
         expected_output=KICKOFF_EXPECTED_OUTPUT,
         agent=agent,
         output_pydantic=response_format,
+        input_files=dict(input_files or {}),
     )
     crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role, checkpoint=agent.checkpoint)
-    output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
+    said = _LiteAgentEvents(agent, messages)
+    try:
+        output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
+    except Exception as exc:
+        await said.error(exc)
+        raise
     result = output.tasks_output[0]
+    await said.completed(result.raw)
     return LiteAgentOutput(
         raw=result.raw,
         pydantic=result.pydantic,
@@ -104,6 +113,44 @@ async def kickoff_agent(
         messages=list(result.messages),
         tool_failures=list(result.tool_failures),
     )
+
+
+class _LiteAgentEvents:
+    """CrewAI's ``LiteAgentExecution*Event``s around one ``Agent.kickoff`` (built for listeners only)."""
+
+    def __init__(self, agent: Agent, messages: str | list[dict[str, Any]]) -> None:
+        from crewgraph.events.agent_events import LiteAgentExecutionStartedEvent
+
+        self.agent = agent
+        self.info: dict[str, Any] | None = None
+        if crewgraph_event_bus.has_handlers(LiteAgentExecutionStartedEvent):
+            self._emit(LiteAgentExecutionStartedEvent(
+                agent_info=self._info(), messages=messages, tools=[t.name for t in agent.tools or ()]))
+
+    def _info(self) -> dict[str, Any]:
+        if self.info is None:
+            a = self.agent
+            self.info = {"id": str(a.id), "role": a.role, "goal": a.goal, "backstory": a.backstory,
+                         "tools": [t.name for t in a.tools or ()], "verbose": bool(a.verbose)}
+        return self.info
+
+    def _emit(self, event: Any) -> None:
+        event.agent_id, event.agent_role = str(self.agent.id), self.agent.role
+        crewgraph_event_bus.emit(self.agent, event)
+
+    async def completed(self, output: str) -> None:
+        from crewgraph.events.agent_events import LiteAgentExecutionCompletedEvent
+
+        if crewgraph_event_bus.has_handlers(LiteAgentExecutionCompletedEvent):
+            self._emit(LiteAgentExecutionCompletedEvent(agent_info=self._info(), output=output))
+            await crewgraph_event_bus.adrain()  # handlers have seen it when kickoff returns
+
+    async def error(self, exc: BaseException) -> None:
+        from crewgraph.events.agent_events import LiteAgentExecutionErrorEvent
+
+        if crewgraph_event_bus.has_handlers(LiteAgentExecutionErrorEvent):
+            self._emit(LiteAgentExecutionErrorEvent(agent_info=self._info(), error=str(exc)))
+            await crewgraph_event_bus.adrain()
 
 
 def _converse(
@@ -122,7 +169,16 @@ def _converse(
             "\n\nYour final answer must be a single JSON object that matches this JSON schema, with no "
             "other text:\n" + json.dumps(response_format.model_json_schema(), indent=2)
         )
-    messages = ({"role": "system", "content": system}, *(m for m in conversation if m.get("role") != "system"))
+    turns = [dict(m) for m in conversation if m.get("role") != "system"]
+    if step.input_files:  # kickoff(input_files=...): the files go with the last user message
+        from crewgraph._internal.input_files import content_parts
+
+        text, parts = content_parts(list(step.input_files))
+        last = max(i for i, m in enumerate(turns) if m.get("role") == "user")
+        said = str(turns[last].get("content") or "")
+        said = f"{said}\n\n{text}" if text else said
+        turns[last]["content"] = [{"type": "text", "text": said}, *parts] if parts else said
+    messages = ({"role": "system", "content": system}, *turns)
     _replace_step(graph, plan["key"], dataclasses.replace(step, base_messages=tuple(messages)))
 
 
