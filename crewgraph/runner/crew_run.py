@@ -168,6 +168,11 @@ async def _run_resolved(
     callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
     writer = _crewai_checkpoints(crew, from_checkpoint, checkpoint, run_id)
 
+    from crewgraph.hooks.points import InterceptionPoint, has_hooks
+    from crewgraph.spec._execute_override import on_engine_path
+
+    has_step_hooks = has_hooks(InterceptionPoint.POST_STEP, state.extras) and not on_engine_path()
+
     def on_node_finished(node: Node, output: Any) -> Any:
         if is_skipped(node, output):
             skipped.add(node.id.rsplit(".", 1)[0])
@@ -176,11 +181,26 @@ async def _run_resolved(
             if node.id.rsplit(".", 1)[0] in skipped:
                 task.record_output(output)  # a skipped task: no output file, event or callbacks
                 return None
-            task_done(crew, task, output, inputs, run_id)
-            if writer is not None:
-                writer.write_checkpoint("task_completed", output.name or task.display_name())
-            return callbacks.finished(node.id, task, output)  # off this thread, awaited
+            if has_step_hooks:
+                return finish_after_hooks(node, task, output)
+            return finish(node, task, output)
         return None
+
+    def finish(node: Node, task: Any, output: TaskOutput) -> Any:
+        task_done(crew, task, output, inputs, run_id)
+        if writer is not None:
+            writer.write_checkpoint("task_completed", output.name or task.display_name())
+        return callbacks.finished(node.id, task, output)  # off this thread, awaited
+
+    async def finish_after_hooks(node: Node, task: Any, output: TaskOutput) -> None:
+        from crewgraph.hooks.steps import post_step
+
+        await post_step(state.extras, output, task=task, crew=crew)
+        import inspect
+
+        pending = finish(node, task, output)
+        if inspect.isawaitable(pending):
+            await pending
 
     def on_node_restored(node: Node, output: Any) -> Any:
         if is_skipped(node, output):
