@@ -101,26 +101,22 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     # ------------------------------------------------------------------ run
     @overload
     def kickoff(
-        self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput: ...
     @overload
     def kickoff(
-        self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewStreamingOutput: ...
     @overload
     def kickoff(
-        self: Crew[bool], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self: Crew[bool], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput: ...
     def kickoff(
-        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self, inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew and return its output. Blocks; see :meth:`kickoff_async`.
 
@@ -148,26 +144,22 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
     @overload
     async def kickoff_async(
-        self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput: ...
     @overload
     async def kickoff_async(
-        self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewStreamingOutput: ...
     @overload
     async def kickoff_async(
-        self: Crew[bool], inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self: Crew[bool], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput: ...
     async def kickoff_async(
-        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self, inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``).
 
@@ -177,23 +169,22 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         if _replaced(self, "kickoff"):
             import asyncio
 
-            return await asyncio.to_thread(cast(Any, self).kickoff, inputs, from_checkpoint, input_files,
+            return await asyncio.to_thread(cast(Any, self).kickoff, inputs, input_files, from_checkpoint,
                                            **_opt(executor=executor))
         if _replaced(self, "akickoff"):
-            return await cast(Any, self).akickoff(inputs, from_checkpoint, input_files, **_opt(executor=executor))
+            return await cast(Any, self).akickoff(inputs, input_files, from_checkpoint, **_opt(executor=executor))
         return await self._kickoff_on_loop(inputs, from_checkpoint, input_files, executor)
 
     async def akickoff(
-        self, inputs: dict[str, Any] | None = None, from_checkpoint: Any = None,
-        input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        run_key: str | None = None,
+        self, inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """CrewAI's native async kickoff: :meth:`kickoff_async` (a replaced ``kickoff`` runs in a thread)."""
         from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if _replaced(self, "kickoff"):
             import asyncio
 
-            return await asyncio.to_thread(cast(Any, self).kickoff, inputs, from_checkpoint, input_files,
+            return await asyncio.to_thread(cast(Any, self).kickoff, inputs, input_files, from_checkpoint,
                                            **_opt(executor=executor))
         return await self._kickoff_on_loop(inputs, from_checkpoint, input_files, executor)
 
@@ -215,8 +206,8 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         return await run_crew(self, inputs, from_checkpoint=from_checkpoint, executor=executor)
 
     def kickoff_for_each(
-        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
-        from_checkpoint: Any = None, run_key: str | None = None,
+        self, inputs: list[dict[str, Any]], input_files: dict[str, Any] | None = None, *, executor: Any = None,
+        max_concurrency: int | None = None, from_checkpoint: Any = None, run_key: str | None = None,
     ) -> list[CrewOutput] | list[CrewStreamingOutput]:
         """Run the crew once per inputs dict and return the outputs in input order.
 
@@ -229,10 +220,11 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         ``run_key`` names the batch as ``kickoff(run_key=...)`` names a run.
         """
         from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
-        if _replaced(self, "kickoff"):  # CrewAI's loop: a fresh copy of the crew per input
-            _no_batch_options("kickoff_for_each (with kickoff replaced)", executor, max_concurrency,
-                              from_checkpoint)
-            return [cast(Any, self.copy()).kickoff(inputs=i) for i in check_batch_inputs(inputs)]
+        if _replaced(self, "kickoff") or input_files:  # CrewAI's loop: a fresh copy of the crew per input
+            why = "with kickoff replaced" if _replaced(self, "kickoff") else "with input_files"
+            _no_batch_options("kickoff_for_each", executor, max_concurrency, from_checkpoint, why)
+            return [cast(Any, self.copy()).kickoff(inputs=i, **_opt(input_files=input_files))
+                    for i in check_batch_inputs(inputs)]
         if self.stream:
             from crewgraph.runner.stream import stream_crew
 
@@ -260,8 +252,8 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
                              from_checkpoint=from_checkpoint)
 
     async def kickoff_for_each_async(
-        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
-        from_checkpoint: Any = None, run_key: str | None = None,
+        self, inputs: list[dict[str, Any]], input_files: dict[str, Any] | None = None, *, executor: Any = None,
+        max_concurrency: int | None = None, from_checkpoint: Any = None, run_key: str | None = None,
     ) -> list[CrewOutput] | CrewStreamingOutput:
         """Run the crew once per inputs dict, concurrently (up to 64 at once unless
         ``max_concurrency`` says otherwise); outputs in input order. Options as :meth:`kickoff_for_each`.
@@ -270,12 +262,13 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         (``chunk.run_id`` tells them apart); ``.results`` then holds the outputs in input order.
         """
         from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
-        if any(_replaced(self, name) for name in ("kickoff", "kickoff_async", "akickoff")):
+        if any(_replaced(self, name) for name in ("kickoff", "kickoff_async", "akickoff")) or input_files:
             import asyncio
 
-            _no_batch_options("kickoff_for_each_async (with kickoff replaced)", executor, max_concurrency,
-                              from_checkpoint)
-            runs = [cast(Any, self.copy()).kickoff_async(inputs=i) for i in check_batch_inputs(inputs)]
+            why = "with input_files" if input_files else "with kickoff replaced"
+            _no_batch_options("kickoff_for_each_async", executor, max_concurrency, from_checkpoint, why)
+            runs = [cast(Any, self.copy()).kickoff_async(inputs=i, **_opt(input_files=input_files))
+                    for i in check_batch_inputs(inputs)]
             return list(await asyncio.gather(*runs))
         if self.stream:
             from crewgraph.runner.stream import stream_crew
@@ -288,12 +281,13 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
                                     from_checkpoint=from_checkpoint)
 
     async def akickoff_for_each(
-        self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
-        from_checkpoint: Any = None, run_key: str | None = None,
+        self, inputs: list[dict[str, Any]], input_files: dict[str, Any] | None = None, *, executor: Any = None,
+        max_concurrency: int | None = None, from_checkpoint: Any = None, run_key: str | None = None,
     ) -> list[CrewOutput] | CrewStreamingOutput:
         """CrewAI's native async batch: :meth:`kickoff_for_each_async`."""
-        return await self.kickoff_for_each_async(inputs, executor=executor, max_concurrency=max_concurrency,
-                                                 from_checkpoint=from_checkpoint, run_key=run_key)
+        return await self.kickoff_for_each_async(inputs, input_files, executor=executor,
+                                                 max_concurrency=max_concurrency, from_checkpoint=from_checkpoint,
+                                                 run_key=run_key)
 
     async def _run_with_files(self, inputs: dict[str, Any] | None, from_checkpoint: Any,
                               input_files: dict[str, Any], executor: Any = None) -> CrewOutput:
@@ -456,13 +450,15 @@ def check_batch_inputs(inputs: Any) -> list[dict[str, Any]]:
     return check_inputs(inputs)
 
 
-def _no_batch_options(method: str, executor: Any, max_concurrency: int | None, from_checkpoint: Any) -> None:
-    """Streaming batches run as before; the batch options are refused, not ignored."""
+def _no_batch_options(method: str, executor: Any, max_concurrency: int | None, from_checkpoint: Any,
+                      why: str = "with stream=True") -> None:
+    """Batches run one kickoff per input (streaming, a replaced kickoff, input_files): the engine's
+    batch options are refused, not ignored."""
     given = [n for n, v in (("executor", executor), ("max_concurrency", max_concurrency),
                             ("from_checkpoint", from_checkpoint)) if v is not None]
     if given:
-        raise ValueError(f"{method}({', '.join(given)}=...) is not supported with stream=True; "
-                         "turn streaming off to run a batch with these options")
+        raise ValueError(f"{method}({', '.join(given)}=...) is not supported {why}; "
+                         "leave it out to run a batch with these options")
 
 
 _DEFAULTS = {name: getattr(Crew, name) for name in ("kickoff", "kickoff_async", "akickoff")}
@@ -472,7 +468,8 @@ __getattr__ = facade_getattr(__name__)
 
 
 def _keyed(from_checkpoint: Any, run_key: str | None, own: Any) -> Any:
-    """``from_checkpoint`` carrying the kickoff's ``run_key`` (see crewgraph.checkpoint.run_keys)."""
+    """``from_checkpoint`` carrying the kickoff's ``run_key`` (see crewgraph.checkpoint.run_keys);
+    without one, the key a command gave every kickoff (``crewgraph run --run-key``)."""
     if run_key is None and from_checkpoint is None:
         from crewgraph._internal.run_context import ambient_run_key
 

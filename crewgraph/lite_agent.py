@@ -26,11 +26,14 @@ class LiteAgent(Agent):
     )
 
     def kickoff(
-        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+        input_files: dict[str, Any] | None = None, from_checkpoint: Any = None,
     ) -> LiteAgentOutput:
-        return super().kickoff(messages, response_format or self.response_format)
+        return super().kickoff(messages, response_format or self.response_format, input_files, from_checkpoint)
 
     async def kickoff_async(
-        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+        input_files: dict[str, Any] | None = None, from_checkpoint: Any = None,
     ) -> LiteAgentOutput:
-        return await super().kickoff_async(messages, response_format or self.response_format)
+        return await super().kickoff_async(messages, response_format or self.response_format, input_files,
+                                           from_checkpoint)

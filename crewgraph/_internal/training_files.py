@@ -132,9 +132,10 @@ def instructions_block(lines: list[str]) -> str:
     return "\n\nYou MUST follow these instructions: \n - " + "\n - ".join(items)
 
 
-def trained_suggestions(role: str) -> list[str]:
-    """The suggestions ``trained_agents_data.pkl`` (working directory) holds for ``role``."""
-    data = CrewTrainingHandler(TRAINED_AGENTS_DATA_FILE).load()
+def trained_suggestions(role: str, file: str | os.PathLike[str] | None = None) -> list[str]:
+    """The suggestions the trained-agents file (``file``, else ``trained_agents_data.pkl`` in the
+    working directory) holds for ``role``."""
+    data = CrewTrainingHandler(os.fspath(file) if file else TRAINED_AGENTS_DATA_FILE).load()
     entry = data.get(role) if isinstance(data, dict) else None
     suggestions = entry.get("suggestions") if isinstance(entry, dict) else None
     return [str(s) for s in suggestions] if isinstance(suggestions, list | tuple) else []

@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict, PrivateAttr, model_validator
 
 from crewgraph.spec.base_agent import BaseAgent
 
@@ -34,7 +34,6 @@ class BaseAgentAdapter(BaseAgent, ABC):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    adapted_agent: bool = False
     adapted_structured_output: bool = False
     _agent_config: dict[str, Any] | None = PrivateAttr(default=None)
 
@@ -42,6 +41,20 @@ class BaseAgentAdapter(BaseAgent, ABC):
         super().__init__(**kwargs)
         self.adapted_agent = True
         self._agent_config = agent_config
+
+    @model_validator(mode="after")
+    def _what_the_framework_cannot_use(self) -> BaseAgentAdapter:
+        """The other framework's agent does the work, so crewgraph's knowledge and skills
+        cannot reach it: setting them is refused rather than ignored."""
+        given = [name for name in ("knowledge", "knowledge_sources", "knowledge_config", "skills")
+                 if getattr(self, name) not in (None, [])]
+        if given:
+            raise ValueError(
+                f"{type(self).__name__}: {', '.join(given)} is not supported for agents of other "
+                "frameworks (their own agent does the work); give the knowledge to an Agent, or put "
+                "what it needs into the task"
+            )
+        return self
 
     @abstractmethod
     def configure_tools(self, tools: list[Any] | None = None) -> None:

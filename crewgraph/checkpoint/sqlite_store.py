@@ -60,6 +60,7 @@ _LATEST = """
                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
     ORDER BY o.seq
 """
+_LATEST_INFO = _LATEST.replace("o.output", "NULL")  # what nodes() lists: the outputs stay on disk
 
 _RUN_COLUMNS = """
     r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
@@ -336,7 +337,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         ``calls=True`` keeps each node's model and tool calls (``info["calls"]``, with their
         prompts and results: see ``crewgraph.graph.call_records``); listings leave them out."""
         sql = (
-            _LATEST
+            _LATEST_INFO
             if latest_only
             else (
                 "SELECT o.node_id, o.seq, NULL, o.restorable, o.info, o.saved_at FROM node_outputs AS o"

@@ -38,7 +38,7 @@ def trained_instructions(crew: Any, agent: Any) -> str:
     """The instructions appended to ``agent``'s task prompts in ``crew`` (or "")."""
     if is_training(crew):
         return instructions_block(session_feedback(str(agent.id)))
-    return instructions_block(trained_suggestions(agent.role))
+    return instructions_block(trained_suggestions(agent.role, getattr(crew, "trained_agents_file", None)))
 
 
 def skills_context(agent: Any, crew: Any = None) -> str:

@@ -222,6 +222,8 @@ def _external_task_nodes(
     recalls and saves), so no memory nodes are added around it."""
     agent: Any = task.agent
     tools = list(task.tools or agent.tools or [])
+    if not isinstance(agent, Agent):  # an Agent's own work (through super()) adds its MCP tools itself
+        tools = with_mcp_tools(tools, agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
     own_seam = isinstance(agent, Agent)
     memory_obj = None if own_seam else agent_memory(crew, agent)

@@ -34,6 +34,9 @@ _LAZY = {
     "ConversationalConfig": "crewgraph.flow.conversation",
     "ConversationalInputs": "crewgraph.flow.conversation",
     "Expression": "crewgraph.flow.expressions",
+    "FlowStructure": "crewgraph.flow.visualization",
+    "build_flow_structure": "crewgraph.flow.visualization",
+    "visualize_flow_structure": "crewgraph.flow.visualization",
     "RouterConfig": "crewgraph.flow.conversational.types",
 }
 
@@ -51,6 +54,7 @@ __all__ = [
     "Flow",
     "FlowCondition",
     "FlowState",
+    "FlowStructure",
     "HumanFeedbackPending",
     "HumanFeedbackProvider",
     "HumanFeedbackResult",
@@ -59,6 +63,7 @@ __all__ = [
     "PendingFeedbackContext",
     "RouterConfig",
     "and_",
+    "build_flow_structure",
     "flow_config",
     "human_feedback",
     "listen",
@@ -66,6 +71,7 @@ __all__ = [
     "persist",
     "router",
     "start",
+    "visualize_flow_structure",
 ]
 
 

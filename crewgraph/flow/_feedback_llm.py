@@ -21,7 +21,9 @@ def classify(feedback: str, outcomes: tuple[str, ...], llm: Any, default: str | 
     if llm is None:
         if default is not None:
             return default
-        raise ValueError(f"@human_feedback on {method!r}: no llm= to classify the feedback {text!r}")
+        from crewgraph.flow.human_feedback import HumanFeedbackCollapseError
+
+        raise HumanFeedbackCollapseError(f"@human_feedback on {method!r}: no llm= to classify the feedback {text!r}")
     if isinstance(llm, str):
         from crewgraph.llm import LLM
 
@@ -47,5 +49,8 @@ def classify(feedback: str, outcomes: tuple[str, ...], llm: Any, default: str | 
     if chosen not in outcomes:
         if default is not None:
             return default
-        raise ValueError(f"@human_feedback on {method!r}: the model chose {chosen!r}, not one of {list(outcomes)}")
+        from crewgraph.flow.human_feedback import HumanFeedbackCollapseError
+
+        raise HumanFeedbackCollapseError(
+            f"@human_feedback on {method!r}: the model chose {chosen!r}, not one of {list(outcomes)}")
     return str(chosen)

@@ -70,6 +70,41 @@ class KickoffMixin:
         return await self.kickoff_async(inputs, input_files, from_checkpoint, restore_from_state_id,
                                         max_method_calls=max_method_calls)
 
+    def stream_events(
+        self,
+        inputs: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None,
+        restore_from_state_id: str | None = None,
+    ) -> Any:
+        """The run as a stream: iterate the chunks of the models that stream inside it (``for``),
+        then read ``.result``; the run starts on the first iteration (see :mod:`crewgraph.flow._stream`)."""
+        from crewgraph.flow._stream import stream_flow
+
+        return stream_flow(self, (inputs, input_files, from_checkpoint, restore_from_state_id, UNSET),  # type: ignore[arg-type]
+                           on_loop=False)
+
+    def astream(
+        self,
+        inputs: dict[str, Any] | None = None,
+        input_files: dict[str, Any] | None = None,
+        from_checkpoint: Any = None,
+        restore_from_state_id: str | None = None,
+    ) -> Any:
+        """:meth:`stream_events` on the caller's event loop: ``async for chunk in flow.astream()``."""
+        from crewgraph.flow._stream import stream_flow
+
+        return stream_flow(self, (inputs, input_files, from_checkpoint, restore_from_state_id, UNSET),  # type: ignore[arg-type]
+                           on_loop=True)
+
+    def reload(self, execution_data: Any) -> None:
+        """CrewAI AMP's reload of a flow from the platform's execution record: not supported."""
+        raise NotImplementedError(
+            "Flow.reload(execution_data) restores from CrewAI AMP's execution records, which crewgraph does "
+            "not have: continue a run with Flow.from_checkpoint(config), Flow.resume(run_id) or "
+            "kickoff(inputs={'id': ...})"
+        )
+
     @classmethod
     def from_checkpoint(cls, config: Any, *, definition: Any = None) -> Flow[Any]:
         """A flow bound to continue the checkpointed run ``config.restore_from`` names (a run

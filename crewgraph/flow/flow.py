@@ -109,7 +109,7 @@ class Flow(
             # errors, when it is compiled or kicked off itself.
             return
         for problem in validate_flow(spec):
-            warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=2)
+            warnings.warn(f"flow {spec.name!r}: {problem}", FlowCompileWarning, stacklevel=3)  # past ABCMeta.__new__
         cls._spec = spec
 
     def __init__(

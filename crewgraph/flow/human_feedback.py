@@ -37,6 +37,7 @@ from crewgraph.nodes.flow_pause import InputRequired, current_call
 __all__ = [
     "CallableInputProvider",
     "ConsoleInputProvider",
+    "HumanFeedbackCollapseError",
     "HumanFeedbackResult",
     "PendingQuestion",
     "PendingRun",
@@ -45,6 +46,11 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class HumanFeedbackCollapseError(ValueError):
+    """A person's feedback could not be collapsed into one of ``emit``'s outcomes (no ``llm``
+    to ask, or the model chose none of them) and there is no ``default_outcome``."""
 
 
 class ConsoleInputProvider:

@@ -41,11 +41,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "CrewDoclingSource":
-        # ImportError, so ``from crewgraph.knowledge import CrewDoclingSource`` says why.
-        raise ImportError(
-            "CrewDoclingSource is not provided: it needs the docling document converter. Convert "
-            "the documents to text (or PDF) and use TextFileKnowledgeSource / PDFKnowledgeSource",
-            name=__name__,
-        )
+    if name == "CrewDoclingSource":  # loaded on first use
+        from crewgraph.knowledge.source.crew_docling_source import CrewDoclingSource
+
+        return CrewDoclingSource
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

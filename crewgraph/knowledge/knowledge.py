@@ -125,3 +125,21 @@ class Knowledge(BaseModel):
         with self._lock:
             self.store.reset()
             self._doc_ids = None
+
+    async def aadd_sources(self) -> None:
+        """:meth:`add_sources` in a worker thread."""
+        import asyncio
+
+        await asyncio.to_thread(self.add_sources)
+
+    async def aquery(self, query: list[str], results_limit: int = 5, score_threshold: float = 0.6) -> list[SearchResult]:
+        """:meth:`query` in a worker thread."""
+        import asyncio
+
+        return await asyncio.to_thread(self.query, query, results_limit, score_threshold)
+
+    async def areset(self) -> None:
+        """:meth:`reset` in a worker thread."""
+        import asyncio
+
+        await asyncio.to_thread(self.reset)

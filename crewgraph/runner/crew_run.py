@@ -238,6 +238,7 @@ async def _run_resolved(
             checkpoint.store.close()
     _mark_skipped(scheduler, skipped)
     output = _crew_output(graph, result)
+    _remember_tool_failures(crew, output)
     if result.paused:  # waiting for a person's review: the crew has not finished
         from crewgraph.runner.human_pause import paused_output
 
@@ -358,6 +359,15 @@ def _crew_output(graph: Any, result: Any) -> CrewOutput:
         run_id=result.run_id,
         graph=result.run_graph,
     )
+
+
+def _remember_tool_failures(crew: Any, output: CrewOutput) -> None:
+    """Each agent's ``last_tool_failures``: the failures of the last task it did in this run."""
+    for agent in [*crew.agents, *([crew.manager_agent] if getattr(crew, "manager_agent", None) else [])]:
+        done = [t for t in output.tasks_output if t.agent == agent.role]
+        failures = getattr(agent, "_tool_failures", None)
+        if done and isinstance(failures, list):
+            failures[:] = list(done[-1].tool_failures)
 
 
 def _failed_task(graph: Any, scheduler: Any) -> str | None:

@@ -80,7 +80,8 @@ def _give_context(graph: ExecutionGraph, text: str) -> None:
 
 
 async def kickoff_agent(
-    agent: Agent, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+    agent: Agent, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+    input_files: dict[str, Any] | None = None,
 ) -> LiteAgentOutput:
     """``Agent.kickoff``: the agent answers ``messages`` (a text, or chat messages) on its own."""
     conversation = _messages(messages)
@@ -92,6 +93,7 @@ async def kickoff_agent(
         expected_output=KICKOFF_EXPECTED_OUTPUT,
         agent=agent,
         output_pydantic=response_format,
+        input_files=dict(input_files or {}),
     )
     crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role, checkpoint=agent.checkpoint)
     output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
@@ -122,7 +124,16 @@ def _converse(
             "\n\nYour final answer must be a single JSON object that matches this JSON schema, with no "
             "other text:\n" + json.dumps(response_format.model_json_schema(), indent=2)
         )
-    messages = ({"role": "system", "content": system}, *(m for m in conversation if m.get("role") != "system"))
+    turns = [dict(m) for m in conversation if m.get("role") != "system"]
+    if step.input_files:  # kickoff(input_files=...): the files go with the last user message
+        from crewgraph._internal.input_files import content_parts
+
+        text, parts = content_parts(list(step.input_files))
+        last = max(i for i, m in enumerate(turns) if m.get("role") == "user")
+        said = str(turns[last].get("content") or "")
+        said = f"{said}\n\n{text}" if text else said
+        turns[last]["content"] = [{"type": "text", "text": said}, *parts] if parts else said
+    messages = ({"role": "system", "content": system}, *turns)
     _replace_step(graph, plan["key"], dataclasses.replace(step, base_messages=tuple(messages)))
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -262,9 +262,7 @@ class Scheduler:
         status = "paused" if self.paused else "completed"
         self._finish_checkpoint(status, None)
         await self.bus.adrain()
-        total = UsageMetrics()
-        for rec in self.records.values():
-            total = total.add(rec.usage)
+        total = _sum_usage(rec.usage for rec in self.records.values())
         return RunResult(
             run_id=self.run_id,
             outputs=self.outputs,
@@ -643,6 +641,19 @@ class _NodeEmitter:
         """The run graph's LLM call recorder, or None: ``call_llm`` records there directly
         when no bus handler wants the event."""
         return self._scheduler.llm_tracer
+
+
+def _sum_usage(parts: Iterable[UsageMetrics]) -> UsageMetrics:
+    """The sum of ``parts`` as one new UsageMetrics (adding them pairwise built one per record)."""
+    total = prompt = cached = completion = requests = 0
+    for u in parts:
+        total += u.total_tokens
+        prompt += u.prompt_tokens
+        cached += u.cached_prompt_tokens
+        completion += u.completion_tokens
+        requests += u.successful_requests
+    return UsageMetrics(total_tokens=total, prompt_tokens=prompt, cached_prompt_tokens=cached,
+                        completion_tokens=completion, successful_requests=requests)
 
 
 def _preview(output: Any, limit: int = 200) -> str | None:

@@ -139,10 +139,15 @@ def _condition_of(task: Any) -> Any:
 
 def _conditional_problems(tasks: list[Any], process: Process) -> list[CrewProblem]:
     """CrewAI's ConditionalTask rules (and crewgraph's: not in a hierarchical crew)."""
+    problems: list[CrewProblem] = [
+        CrewProblem(("tasks", i, "condition"), "missing_condition",
+                    f"{task_label(t, i)} is a ConditionalTask without a condition function", task=task_label(t, i))
+        for i, t in enumerate(tasks)
+        if "condition" in (getattr(type(t), "__pydantic_fields__", None) or {}) and _condition_of(t) is None
+    ]
     conditional = [i for i, t in enumerate(tasks) if _condition_of(t) is not None]
     if not conditional:
-        return []
-    problems: list[CrewProblem] = []
+        return problems
     if len(conditional) == len(tasks):
         problems.append(
             CrewProblem(("tasks",), "only_conditional_tasks", "Crew must include at least one non-conditional task")

@@ -20,34 +20,42 @@ __all__ = ["UNSUPPORTED", "reject_unsupported"]
 _PLATFORM = "a CrewAI AMP / platform feature"
 _EXECUTOR = "a CrewAI executor internal; crewgraph's engine does this itself"
 _RUN_STATE = "run state in CrewAI, not a definition; crewgraph reports it in TaskOutput and the run graph"
+_CHECKPOINT_STATE = "state CrewAI's checkpoints restore; crewgraph's checkpoints keep the run's own state"
 _TEMPLATES = "raw prompt templates do not apply: crewgraph sends role-tagged chat messages (use system_template)"
+
+_AGENT_ONLY: dict[str, tuple[tuple[Any, ...], str]] = {
+    "prompt_template": ((), _TEMPLATES),
+    "response_template": ((), _TEMPLATES),
+    "use_system_prompt": ((True,), "every crewgraph agent sends a system prompt"),
+    "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
+    "from_repository": ((), _PLATFORM),
+    "executor_class": ((), _EXECUTOR),
+    "planning_config": ((), "use reasoning=True and max_reasoning_attempts"),
+    "agent_knowledge_context": ((), _EXECUTOR),
+    "crew_knowledge_context": ((), _EXECUTOR),
+    "knowledge_search_query": ((), _EXECUTOR),
+    "use_better_compaction": ((True,), "crewgraph always handles a full context window its own way "
+                              "(respect_context_window summarises, then trims, the oldest turns)"),
+    # Fields other work may implement: declared fields win over these entries.
+    "guardrail": ((), "agent guardrails are not supported yet; set the task's guardrail"),
+    "guardrail_max_retries": ((3,), "agent guardrails are not supported yet; set the task's guardrail"),
+}
 
 UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
     # field -> (the values that ask for nothing, when not None/False/0/empty; why it is not supported)
-    "Agent": {
-        "prompt_template": ((), _TEMPLATES),
-        "response_template": ((), _TEMPLATES),
-        "use_system_prompt": ((True,), "every crewgraph agent sends a system prompt"),
+    "BaseAgent": {
         "apps": ((), _PLATFORM),
-        "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
-        "from_repository": ((), _PLATFORM),
         "callbacks": ((), "use step_callback, or subscribe to events on crewgraph_event_bus"),
         "agent_executor": ((), _EXECUTOR),
-        "executor_class": ((), _EXECUTOR),
         "tools_handler": ((), _EXECUTOR),
         "cache_handler": ((), _EXECUTOR),
         "crew": ((), _EXECUTOR),
         "i18n": ((), "prompt translations are not supported"),
         "knowledge_storage": ((), "custom knowledge storage is not supported"),
-        "adapted_agent": ((), _EXECUTOR),
-        "agent_knowledge_context": ((), _EXECUTOR),
-        "crew_knowledge_context": ((), _EXECUTOR),
-        "knowledge_search_query": ((), _EXECUTOR),
         "tools_results": ((), _RUN_STATE),
-        "planning_config": ((), "use reasoning=True and max_reasoning_attempts"),
-        # Fields other work may implement: declared fields win over these entries.
-        "guardrail": ((), "agent guardrails are not supported yet; set the task's guardrail"),
-        "guardrail_max_retries": ((3,), "agent guardrails are not supported yet; set the task's guardrail"),
+        "execution_context": ((), _CHECKPOINT_STATE),
+        "checkpoint": ((), "a solo agent's kickoff is not checkpointed; checkpoint the Crew that runs it"),
+        "checkpoint_kickoff_event_id": ((), _CHECKPOINT_STATE),
     },
     "Task": {
         "converter_cls": ((), "structured output goes through instructor; a converter class does not apply"),
@@ -62,6 +70,8 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "retry_count": ((0,), _RUN_STATE),
         "start_time": ((), _RUN_STATE),
         "end_time": ((), _RUN_STATE),
+        "checkpoint_original_description": ((), _CHECKPOINT_STATE),
+        "checkpoint_original_expected_output": ((), _CHECKPOINT_STATE),
     },
     "Crew": {
         "chat_llm": ((), "crewgraph has no `crewai chat` conversational mode"),
@@ -71,9 +81,16 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "execution_logs": ((), _RUN_STATE),
         "token_usage": ((), _RUN_STATE),
         "config": ((), "build the crew from @CrewBase and its YAML files instead of a config dict"),
+        "execution_context": ((), _CHECKPOINT_STATE),
+        "checkpoint_inputs": ((), _CHECKPOINT_STATE),
+        "checkpoint_train": ((), _CHECKPOINT_STATE),
+        "checkpoint_kickoff_event_id": ((), _CHECKPOINT_STATE),
         "function_calling_llm": ((), "a crew-wide function_calling_llm is not supported yet; set it per agent"),
     },
 }
+
+
+UNSUPPORTED["Agent"] = {**UNSUPPORTED["BaseAgent"], **_AGENT_ONLY}
 
 
 def _asks_for_nothing(value: Any, defaults: tuple[Any, ...]) -> bool:

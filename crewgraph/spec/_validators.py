@@ -71,6 +71,10 @@ def _position(items: list[Any], item: Any) -> int:
 
 
 def _adapt(tool: Any) -> Any:
+    from crewgraph.tools.structured_tool import CrewStructuredTool
+
+    if isinstance(tool, CrewStructuredTool):  # CrewAI's structured form: run as a crewgraph tool
+        return tool.to_base_tool()
     try:
         from crewgraph.tools.adapters import from_langchain
     except ImportError:  # pragma: no cover - adapters always ship
@@ -198,7 +202,7 @@ def merge_config(data: Any, what: str) -> Any:
     config = data.pop("config")
     if not isinstance(config, dict):
         raise ValueError(f"config must be a dict of {what} fields, got {type(config).__name__}")
-    return {**config, **{k: v for k, v in data.items() if v is not None}}
+    return {**config, **{k: v for k, v in data.items() if v is not None or k not in config}}
 
 
 def check_output_file(value: str | None) -> str | None:

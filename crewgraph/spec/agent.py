@@ -23,19 +23,7 @@ from pydantic import (
 
 from crewgraph.spec import _execute_override
 from crewgraph.spec._dump import JSON_NAMED
-from crewgraph.spec._unsupported import reject_unsupported
-from crewgraph.spec._validators import (
-    check_guardrail,
-    check_knowledge,
-    check_knowledge_config,
-    check_knowledge_sources,
-    check_llm,
-    check_mcps,
-    check_policy,
-    check_tools,
-    merge_config,
-    one_knowledge,
-)
+from crewgraph.spec._validators import check_guardrail, check_llm, check_tools
 from crewgraph.spec.base_agent import BaseAgent
 
 if TYPE_CHECKING:
@@ -55,13 +43,11 @@ class Agent(BaseAgent):
     function_calling_llm: Annotated[Any, JSON_NAMED] = Field(default=None)
     max_execution_time: float | None = Field(default=None, gt=0)
     max_retry_limit: int = Field(default=2, ge=0)
-    tool_failure_policy: Any = None
     step_callback: Annotated[Callable[..., Any] | None, JSON_NAMED] = None
     max_tool_result_chars: int | None = Field(
         default=None, ge=1, description="Most characters of one tool result the model reads"
     )
     system_template: str | None = None
-    max_tokens: int | None = Field(default=None, ge=1, description="Most tokens per reply of this agent's model")
     reasoning: bool = Field(default=False, description="Plan the task (a reasoning node) before working on it")
     max_reasoning_attempts: int | None = Field(
         default=None, ge=1, description="Most plan refinements; None: until the plan is ready (at most 5)"
@@ -78,36 +64,11 @@ class Agent(BaseAgent):
         default=None, description="Checks every answer of this agent: a (TaskOutput) -> (bool, Any) function or a text"
     )
     guardrail_max_retries: int = Field(default=3, ge=0, description="Redos the agent's guardrail allows")
-    knowledge_sources: list[Any] = Field(
-        default_factory=list, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
-    )
-    knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
-    knowledge: Any = Field(default=None, description="A built Knowledge object only this agent draws on")
     embedder: Annotated[Any, JSON_NAMED] = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
     checkpoint: Annotated[Any, JSON_NAMED] = Field(
         default=None, description="CheckpointConfig/True for this agent's own kickoff (in a crew, the crew's setting applies)"
     )
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
-    mcps: list[Any] = Field(
-        default_factory=list,
-        description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts",
-    )
-    skills: list[Any] | None = Field(
-        default=None,
-        description="Agent Skills: skill folders (with a SKILL.md), folders of them, or Skill objects",
-    )
-
-    @field_validator("skills")
-    @classmethod
-    def _valid_skills(cls, v: list[Any] | None) -> list[Any] | None:
-        from crewgraph.skills.check import check_skill_entries
-
-        return check_skill_entries(v)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _merge_config(cls, data: Any) -> Any:
-        return reject_unsupported(merge_config(data, "Agent"), "Agent", cls.model_fields)
 
     @field_validator("date_format")
     @classmethod
@@ -118,10 +79,6 @@ class Agent(BaseAgent):
             raise ValueError(f"date_format {v!r} is not a strftime format: {exc}") from exc
         return v
 
-    @model_validator(mode="after")
-    def _one_knowledge(self) -> "Agent":
-        one_knowledge(self, f"Agent {self.role!r}")
-        return self
 
     @model_validator(mode="after")
     def _code_execution_sandbox(self) -> "Agent":
@@ -146,39 +103,38 @@ class Agent(BaseAgent):
             return LLM(model=v.strip())
         return v
 
-    _validate_policy = field_validator("tool_failure_policy", mode="before")(
-        classmethod(lambda cls, v: check_policy(v))
-    )
-    _validate_mcps = field_validator("mcps", mode="before")(classmethod(lambda cls, v: check_mcps(v)))
-    _validate_knowledge = field_validator("knowledge_sources", mode="before")(
-        classmethod(lambda cls, v: check_knowledge_sources(v))
-    )
-    _validate_knowledge_object = field_validator("knowledge", mode="before")(
-        classmethod(lambda cls, v: check_knowledge(v))
-    )
-    _validate_knowledge_config = field_validator("knowledge_config", mode="before")(
-        classmethod(lambda cls, v: check_knowledge_config(v))
-    )
 
     # ------------------------------------------------------------------ working alone
     def kickoff(
-        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+        input_files: dict[str, Any] | None = None, from_checkpoint: Any = None,
     ) -> "LiteAgentOutput":
         """Answer ``messages`` (a text, or chat messages) without a crew; ``response_format``
-        asks for a structured answer (in ``.pydantic``). Runs as a one-task crew on the same
+        asks for a structured answer (in ``.pydantic``); ``input_files`` (name -> path or image
+        URL) are given to the agent as a task's files are. Runs as a one-task crew on the same
         engine as a crew (tools, retries, events, guardrail)."""
         from crewgraph._internal.sync import run_sync
         from crewgraph.runner.solo import kickoff_agent
 
-        return run_sync(kickoff_agent(self, messages, response_format))
+        _no_solo_checkpoint(from_checkpoint)
+        return run_sync(kickoff_agent(self, messages, response_format, input_files))
 
     async def kickoff_async(
-        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+        input_files: dict[str, Any] | None = None, from_checkpoint: Any = None,
     ) -> "LiteAgentOutput":
         """:meth:`kickoff` on the current event loop."""
         from crewgraph.runner.solo import kickoff_agent
 
-        return await kickoff_agent(self, messages, response_format)
+        _no_solo_checkpoint(from_checkpoint)
+        return await kickoff_agent(self, messages, response_format, input_files)
+
+    async def akickoff(
+        self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
+        input_files: dict[str, Any] | None = None, from_checkpoint: Any = None,
+    ) -> "LiteAgentOutput":
+        """CrewAI's native async kickoff: :meth:`kickoff_async`."""
+        return await self.kickoff_async(messages, response_format, input_files, from_checkpoint)
 
     @classmethod
     def from_checkpoint(cls, config: Any) -> "Agent":
@@ -226,14 +182,6 @@ class Agent(BaseAgent):
         the executor itself is the task's compiled ``agent_step`` node."""
         self._executor_tools = check_tools(tools) if tools is not None else None
 
-    def set_skills(self, resolved_crew_skills: list[Any] | None = None) -> None:
-        """Load and activate this agent's skills (then ``resolved_crew_skills``, a crew's; a name
-        both have keeps the agent's) into ``Skill`` objects, as CrewAI does before a kickoff."""
-        from crewgraph.skills.loader import load_skills
-
-        entries = [*(self.skills or []), *(resolved_crew_skills or [])]
-        self.skills = load_skills(entries, self) if entries else None
-
     def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[Any]:
         """The "delegate work" and "ask question" tools over ``agents`` (never this agent itself)."""
         from crewgraph.tools.delegation import delegation_tools
@@ -248,6 +196,14 @@ class Agent(BaseAgent):
 
     def __repr__(self) -> str:
         return f"Agent(role={self.role!r}, goal={self.goal[:40]!r})"
+
+
+def _no_solo_checkpoint(from_checkpoint: Any) -> None:
+    if from_checkpoint is not None:
+        raise ValueError(
+            "Agent.kickoff(from_checkpoint=...) is not supported by crewgraph: a solo agent's kickoff "
+            "is not checkpointed; run the agent's work in a Crew(checkpoint=CheckpointConfig(...))"
+        )
 
 
 _execute_override.remember_defaults(Agent.execute_task, Agent.aexecute_task)

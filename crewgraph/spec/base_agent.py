@@ -23,19 +23,39 @@ through the same convert / guardrail / memory nodes as any task's.
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import UUID4, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    UUID4,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from crewgraph.security.fingerprint import Fingerprint
 from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
+from crewgraph.spec._base_agent_api import BaseAgentAPI
 from crewgraph.spec._dump import JSON_NAMED, JSON_TOOLS
-from crewgraph.spec._validators import check_llm, check_tools
+from crewgraph.spec._unsupported import reject_unsupported
+from crewgraph.spec._validators import (
+    check_knowledge,
+    check_knowledge_config,
+    check_knowledge_sources,
+    check_llm,
+    check_mcps,
+    check_policy,
+    check_tools,
+    merge_config,
+    one_knowledge,
+)
 
 __all__ = ["BaseAgent"]
 
 
-class BaseAgent(BaseModel, ABC):
+class BaseAgent(BaseAgentAPI, BaseModel, ABC):
     """Abstract Base Class for all third party agents compatible with crewgraph (and CrewAI)."""
 
     # polymorphic_serialization: a Task's or Crew's agent dumps as its own class (CrewAI's
@@ -63,7 +83,68 @@ class BaseAgent(BaseModel, ABC):
     security_config: SecurityConfigField = Field(
         default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
     )
+    config: dict[str, Any] | None = Field(
+        default=None, description="A YAML entry's fields (explicit keywords win over it); kept as given"
+    )
+    entity_type: Literal["agent"] = Field(default="agent", description="What kind of entity this is (CrewAI's tag)")
+    adapted_agent: bool = Field(default=False, description="True for agents of other frameworks (adapters)")
+    max_tokens: int | None = Field(default=None, ge=1, description="Most tokens per reply of this agent's model")
+    tool_failure_policy: Any = None
+    knowledge_sources: list[Any] | None = Field(
+        default=None, description="Knowledge only this agent draws on (BaseKnowledgeSource objects)"
+    )
+    knowledge_config: Any = Field(default=None, description="KnowledgeConfig: results limit and score threshold")
+    knowledge: Any = Field(default=None, description="A built Knowledge object only this agent draws on")
+    mcps: list[Any] | None = Field(
+        default=None, description="MCP servers whose tools the agent gets: URLs, MCPServerStdio/HTTP/SSE, dicts"
+    )
+    skills: list[Any] | None = Field(
+        default=None, description="Agent Skills: skill folders (with a SKILL.md), folders of them, or Skill objects"
+    )
+    _original_role: str | None = PrivateAttr(default=None)
+    _original_goal: str | None = PrivateAttr(default=None)
+    _original_backstory: str | None = PrivateAttr(default=None)
+    _tool_failures: list[Any] = PrivateAttr(default_factory=list)
+    _rpm_controller: Any = PrivateAttr(default=None)
+    _cache_handler: Any = PrivateAttr(default=None)
 
+    @model_validator(mode="before")
+    @classmethod
+    def process_model_config(cls, data: Any) -> Any:
+        """``config`` supplies fields (CrewAI's); CrewAI fields crewgraph lacks fail by name."""
+        config = data.get("config") if isinstance(data, dict) else None
+        data = merge_config(data, cls.__name__)
+        if isinstance(data, dict) and config is not None:
+            data["config"] = config
+        return reject_unsupported(data, _table(cls), cls.model_fields)
+
+    @field_validator("skills")
+    @classmethod
+    def _valid_skills(cls, v: list[Any] | None) -> list[Any] | None:
+        from crewgraph.skills.check import check_skill_entries
+
+        return check_skill_entries(v)
+
+    @model_validator(mode="after")
+    def _one_knowledge(self) -> "BaseAgent":
+        one_knowledge(self, f"{type(self).__name__} {self.role!r}")
+        return self
+
+    _validate_policy = field_validator("tool_failure_policy", mode="before")(
+        classmethod(lambda cls, v: check_policy(v))
+    )
+    _validate_mcps = field_validator("mcps", mode="before")(
+        classmethod(lambda cls, v: None if v is None else check_mcps(v))
+    )
+    _validate_knowledge = field_validator("knowledge_sources", mode="before")(
+        classmethod(lambda cls, v: None if v is None else check_knowledge_sources(v))
+    )
+    _validate_knowledge_object = field_validator("knowledge", mode="before")(
+        classmethod(lambda cls, v: check_knowledge(v))
+    )
+    _validate_knowledge_config = field_validator("knowledge_config", mode="before")(
+        classmethod(lambda cls, v: check_knowledge_config(v))
+    )
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_base_llm = field_validator("llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
 
@@ -94,11 +175,6 @@ class BaseAgent(BaseModel, ABC):
             raise ValueError("platform apps (CrewAI AMP) are not supported by crewgraph")
         return []
 
-    @property
-    def key(self) -> str:
-        """A short stable name for ids and logs."""
-        return self.role
-
     def __hash__(self) -> int:
         return hash(self.id)
 
@@ -107,3 +183,9 @@ class BaseAgent(BaseModel, ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(role={self.role!r}, goal={self.goal[:40]!r})"
+
+
+def _table(cls: type) -> str:
+    """Which table of unsupported CrewAI fields applies: ``Agent``'s for agents, else ``BaseAgent``'s."""
+    return "Agent" if any(c.__name__ == "Agent" and c.__module__ == "crewgraph.spec.agent" for c in cls.__mro__) \
+        else "BaseAgent"

@@ -25,13 +25,15 @@ __all__ = ["ConditionalTask"]
 class ConditionalTask(Task):
     """A task skipped when ``condition(previous_output)`` is false (CrewAI's ConditionalTask)."""
 
-    condition: Callable[[TaskOutput], bool] = Field(
-        description="Called with the previous task's output; false skips this task"
+    condition: Callable[[TaskOutput], bool] | None = Field(
+        default=None, description="Called with the previous task's output; false skips this task (required to run)"
     )
 
     @field_validator("condition", mode="before")
     @classmethod
     def _one_argument(cls, v: Any) -> Any:
+        if v is None:
+            return v
         if not callable(v):
             raise ValueError(f"condition must be a function of the previous TaskOutput, got {type(v).__name__}")
         try:
@@ -54,6 +56,8 @@ class ConditionalTask(Task):
 
     def should_execute(self, context: TaskOutput) -> bool:
         """Whether this task runs after ``context`` (the previous task's output)."""
+        if self.condition is None:
+            raise ValueError(f"ConditionalTask {self.display_name()!r} has no condition function set")
         return bool(self.condition(context))
 
     def get_skipped_task_output(self) -> TaskOutput:

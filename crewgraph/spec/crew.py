@@ -14,7 +14,8 @@ facade. Definition rules (``spec/_crew_rules.py``) raise a pydantic
 
 import uuid
 from collections.abc import Callable
-from typing import Any, Self, cast
+from pathlib import Path
+from typing import Any, Literal, Self, cast
 
 from pydantic import (
     UUID4,
@@ -74,8 +75,8 @@ class CrewSpec(BaseModel):
     planning_llm: Any = None
     memory: Any = Field(default=False, description="bool, Memory, MemoryScope or MemorySlice")
     embedder: Any = None
-    knowledge_sources: list[Any] = Field(
-        default_factory=list, description="Knowledge every agent of the crew draws on"
+    knowledge_sources: list[Any] | None = Field(
+        default=None, description="Knowledge every agent of the crew draws on"
     )
     knowledge: Any = Field(default=None, description="A built Knowledge object every agent draws on")
     cache: bool = Field(default=False, description="Cache tools' results (the seed's default: off)")
@@ -116,6 +117,10 @@ class CrewSpec(BaseModel):
     )
 
     usage_metrics: UsageMetrics | None = None
+    entity_type: Literal["crew"] = Field(default="crew", description="What kind of entity this is (CrewAI's tag)")
+    trained_agents_file: str | Path | None = Field(
+        default=None, description="The trained-agents file kickoffs read (default: trained_agents_data.pkl)"
+    )
     _memory: Any = PrivateAttr(default=None)
     _last_run: Any = PrivateAttr(default=None)
     _last_inputs: dict[str, Any] | None = PrivateAttr(default=None)
@@ -163,7 +168,7 @@ class CrewSpec(BaseModel):
         classmethod(lambda cls, v: check_knowledge(v))
     )
     _validate_knowledge = field_validator("knowledge_sources", mode="before")(
-        classmethod(lambda cls, v: check_knowledge_sources(v))
+        classmethod(lambda cls, v: None if v is None else check_knowledge_sources(v))
     )
 
     @model_validator(mode="after")
@@ -190,6 +195,42 @@ class CrewSpec(BaseModel):
         from crewgraph.spec._copy import copy_crew
 
         return cast("Self", copy_crew(self))
+
+    @property
+    def key(self) -> str:
+        """CrewAI's crew key: the md5 of its agents' and tasks' keys (stable across runs)."""
+        from hashlib import md5
+
+        source = [a.key for a in self.agents] + [t.key for t in self.tasks]
+        return md5("|".join(source).encode(), usedforsecurity=False).hexdigest()
+
+    def fetch_inputs(self) -> set[str]:
+        """The ``{placeholders}`` the kickoff inputs must fill: in the tasks' descriptions and
+        expected outputs and the agents' roles, goals and backstories."""
+        from crewgraph._internal.interpolate import placeholder_names
+
+        found: set[str] = set()
+        for task in self.tasks:
+            found.update(placeholder_names(task.description), placeholder_names(task.expected_output))
+        for agent in self.agents:
+            for text in (agent.role, agent.goal, agent.backstory):
+                found.update(placeholder_names(text))
+        return found
+
+    def calculate_usage_metrics(self) -> UsageMetrics:
+        """The tokens and requests of every model this crew's agents use (the manager's too),
+        counted over every call each model answered so far; a model shared by several agents
+        counts once."""
+        from crewgraph.llm.base import BaseLLM
+
+        agents = [*self.agents, *([self.manager_agent] if self.manager_agent is not None else [])]
+        llms = [a.llm for a in agents] + [self.llm, self.manager_llm, self.planning_llm]
+        total, seen = UsageMetrics(), set()
+        for llm in llms:
+            if isinstance(llm, BaseLLM) and id(llm) not in seen:
+                seen.add(id(llm))
+                total = total + llm.get_token_usage_summary()
+        return total
 
     # ------------------------------------------------------------------ memory
     @property

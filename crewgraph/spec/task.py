@@ -22,6 +22,7 @@ from pydantic import (
 from crewgraph.security.fingerprint import Fingerprint
 from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
+from crewgraph.spec._task_api import TaskAPI
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     agent_from_dump,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Task"]
 
 
-class Task(BaseModel):
+class Task(TaskAPI, BaseModel):  # type: ignore[misc]  # TaskAPI.copy is CrewAI's, not pydantic's
     """One unit of work. Field names and defaults follow CrewAI.
 
     ``context=None`` (the default, "not specified") means: in a sequential crew,
@@ -84,11 +85,20 @@ class Task(BaseModel):
         default_factory=dict,
         description="Files for this task by name: a path or an image URL; {name} in the description names it",
     )
+    config: dict[str, Any] | None = Field(
+        default=None, description="A YAML entry's fields (explicit keywords win over it); kept as given"
+    )
+    max_retries: int | None = Field(
+        default=None, description="Deprecated (as in CrewAI): CrewAI's old name for guardrail_max_retries"
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _merge_config(cls, data: Any) -> Any:
+        config = data.get("config") if isinstance(data, dict) else None
         data = reject_unsupported(merge_config(data, "Task"), "Task", cls.model_fields)
+        if isinstance(data, dict) and config is not None:
+            data["config"] = config
         if isinstance(data, dict) and data.get("max_retries") is not None:
             import warnings
 
@@ -98,10 +108,7 @@ class Task(BaseModel):
                 stacklevel=4,
             )
             data = dict(data)
-            retries = data.pop("max_retries")
-            data.setdefault("guardrail_max_retries", retries)
-        elif isinstance(data, dict) and "max_retries" in data:
-            data = {k: v for k, v in data.items() if k != "max_retries"}
+            data.setdefault("guardrail_max_retries", data["max_retries"])
         return data
 
     @field_validator("resources", mode="before")

@@ -11,7 +11,7 @@ import io
 import os
 from typing import Any, BinaryIO
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crewgraph._internal.extras import import_extra
 from crewgraph.toolkit._paths import confine, display, open_file
@@ -67,11 +67,16 @@ def _extract(stream: BinaryIO, suffix: str, name: str, size: int, limit: int) ->
         )
 
 
-def _read_capped(stream: BinaryIO, size: int, max_chars: int) -> str:
+def _wide(encoding: str) -> bool:
+    """Whether text in ``encoding`` has NUL bytes of its own (UTF-16/32), so NULs do not mean binary."""
+    return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+
+
+def _read_capped(stream: BinaryIO, size: int, max_chars: int, encoding: str = "utf-8") -> str:
     """At most ``max_chars`` characters from the start, reading at most what they need."""
-    budget = max(max_chars * 4 + 4, 1 << 16)  # a UTF-8 character is at most 4 bytes
+    budget = max(max_chars * 4 + 4, 1 << 16)  # a character is at most 4 bytes (UTF-8, -16, -32)
     data = stream.read(budget)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
     text = decoder.decode(data, final=len(data) < budget)
     if len(text) <= max_chars and len(data) < budget:
         return text
@@ -79,14 +84,15 @@ def _read_capped(stream: BinaryIO, size: int, max_chars: int) -> str:
     if len(data) < budget:  # the whole file was read: the count is exact
         rest = f"{len(text) - max_chars} more characters"
     else:
-        rest = f"{max(0, size - len(kept.encode('utf-8', errors='replace')))} more bytes"
+        rest = f"{max(0, size - len(kept.encode(encoding, errors='replace')))} more bytes"
     return kept + f"\n[... truncated: {rest}; use start_line/line_count to read further]"
 
 
-def _read_window(stream: BinaryIO, start_line: int, line_count: int | None, max_chars: int) -> str:
+def _read_window(stream: BinaryIO, start_line: int, line_count: int | None, max_chars: int,
+                 encoding: str = "utf-8") -> str:
     """Lines ``start_line``.. (1-based), at most ``line_count`` of them and ``max_chars``
     characters; earlier lines are read in chunks and dropped, never held whole."""
-    text_stream = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
+    text_stream = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="")
     line = 1
     while line < start_line:
         chunk = text_stream.readline(65536)
@@ -128,6 +134,16 @@ class FileReadTool(BaseTool):
     args_schema: type[BaseModel] = FileReadToolSchema
     file_path: str | None = Field(default=None, description="Fixed file to read (set at construction)")
     base_dir: str | None = Field(default=None, description="Directory all paths must stay inside")
+    encoding: str = Field(default="utf-8", description="Text encoding of the files read (CrewAI's name)")
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str) -> str:
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise ValueError(f"{cls.__name__}(encoding={value!r}): Python knows no such text encoding") from None
+        return value
     max_chars: int = Field(default=100_000, ge=1, description="Longest text handed back")
     max_document_bytes: int = Field(
         default=50 * 1024 * 1024, ge=1, description="Largest PDF/DOCX converted (they are read whole)"
@@ -171,15 +187,15 @@ class FileReadTool(BaseTool):
         if suffix in _EXTRACTORS:
             text = _extract(stream, suffix, shown, size, self.max_document_bytes)
             return text if isinstance(text, ToolFailure) else self._window(text, start_line, line_count)
-        if b"\x00" in stream.read(8192):
+        if not _wide(self.encoding) and b"\x00" in stream.read(8192):
             return ToolFailure(
                 message=f"{shown!r} is a binary file; this tool reads text, PDF and DOCX files.",
                 code="binary_file",
             )
         stream.seek(0)
         if start_line is None and line_count is None:
-            return _read_capped(stream, size, self.max_chars)
-        return _read_window(stream, start_line or 1, line_count, self.max_chars)
+            return _read_capped(stream, size, self.max_chars, self.encoding)
+        return _read_window(stream, start_line or 1, line_count, self.max_chars, self.encoding)
 
     def _window(self, text: str, start_line: int | None, line_count: int | None) -> str:
         if start_line is not None or line_count is not None:

@@ -6,10 +6,11 @@ An existing file is only replaced when ``overwrite`` is true; with
 
 from __future__ import annotations
 
+import codecs
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from crewgraph.toolkit._paths import confine, create_file, display
 from crewgraph.tools.base_tool import BaseTool
@@ -47,6 +48,16 @@ class FileWriterTool(BaseTool):
     )
     args_schema: type[BaseModel] = FileWriterToolSchema
     base_dir: str | None = Field(default=None, description="Directory all files must stay inside")
+    encoding: str = Field(default="utf-8", description="Text encoding of the files written (CrewAI's name)")
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, value: str) -> str:
+        try:
+            codecs.lookup(value)
+        except LookupError:
+            raise ValueError(f"{cls.__name__}(encoding={value!r}): Python knows no such text encoding") from None
+        return value
 
     def _run(
         self,
@@ -64,8 +75,11 @@ class FileWriterTool(BaseTool):
         if isinstance(fd, ToolFailure):
             return fd
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            with os.fdopen(fd, "w", encoding=self.encoding) as stream:
                 stream.write(content)
         except OSError as exc:
             return ToolFailure(message=f"Could not write {shown!r}: {exc.strerror or exc}", code="os_error")
+        except UnicodeEncodeError as exc:
+            return ToolFailure(message=f"Could not write {shown!r}: the content has characters {self.encoding} cannot "
+                               f"encode ({exc.reason}: {exc.object[exc.start:exc.end]!r})", code="encoding_error")
         return f"Content successfully written to {shown}"

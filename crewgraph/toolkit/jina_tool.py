@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from crewgraph.toolkit._hosted import HostedTool, first_env
 from crewgraph.toolkit._web import check_url
@@ -42,6 +42,16 @@ class JinaScrapeWebsiteTool(HostedTool):
     _base_env: ClassVar[str | None] = "JINA_READER_URL"
     _default_base: ClassVar[str] = "https://r.jina.ai"
     _other_envs: ClassVar[tuple[str, ...]] = ("JINA_API_KEY",)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _crewai_headers(cls, data: Any) -> Any:
+        """CrewAI's ``headers=`` field: the same extra headers as ``custom_headers`` (the key still wins)."""
+        if isinstance(data, dict) and "headers" in data:
+            data = dict(data)
+            headers = data.pop("headers") or {}
+            data["custom_headers"] = {**dict(headers), **dict(data.get("custom_headers") or {})} or None
+        return data
 
     def model_post_init(self, __context: Any) -> None:
         super().model_post_init(__context)

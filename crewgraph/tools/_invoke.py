@@ -34,6 +34,7 @@ from crewgraph.tools.tool_failure import (
     ToolFailurePolicy,
     ToolFailureReason,
     ToolFailureRecord,
+    record_failure,
     resolve_failure_policy,
 )
 
@@ -221,13 +222,14 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
     record = ToolFailureRecord(
         tool_name=call.tool_name,
         failure=failure,
-        arguments=call.args,
+        tool_args=call.args,
         agent_role=node.agent_role,
         task_name=node.task_name,
         policy=policy,
         call_id=node.call.id,
         attempts=max(1, ctx.attempt),
     )
+    record_failure(record)  # an open tool_failure_collector() around the kickoff sees it too
     call.finished(text, failure=failure)
     ctx.emit(
         ToolFailureDetectedEvent(

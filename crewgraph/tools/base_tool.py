@@ -128,6 +128,10 @@ class BaseTool(BaseModel, ABC):
         default=None, ge=1, description="Most characters of a result the model reads (see tools._result_cap)"
     )
     current_usage_count: int = Field(default=0, ge=0)
+    description_updated: bool = Field(
+        default=False, description="CrewAI's flag that the description was rewritten for the prompt "
+        "(crewgraph never rewrites it: formatted_description composes the prompt block on demand)"
+    )
     resources: dict[str, float] | None = Field(
         default=None, description="What a call of this tool needs where it runs on Ray ({'GPU': 1}); unused locally"
     )
@@ -389,6 +393,40 @@ class BaseTool(BaseModel, ABC):
         data["tool_type"] = f"{type(self).__module__}.{type(self).__qualname__}"
         return data
 
+    @property
+    def tool_type(self) -> str:
+        """``module.Class`` of this tool: what a dump records to rebuild the right class."""
+        return f"{type(self).__module__}.{type(self).__qualname__}"
+
+    @property
+    def formatted_description(self) -> str:
+        """The name, argument schema and description as a text-protocol prompt shows them."""
+        from crewgraph.tools.structured_tool import format_description_for_llm
+
+        return format_description_for_llm(self.name, self.args_schema, self.description)
+
+    def to_structured_tool(self) -> Any:
+        """This tool as a :class:`~crewgraph.tools.structured_tool.CrewStructuredTool` (CrewAI's):
+        its ``invoke`` runs this tool's ``run`` (validation, usage limit), and given back to an
+        agent it is this tool again."""
+        from crewgraph.tools.structured_tool import CrewStructuredTool
+
+        tool = CrewStructuredTool(
+            name=self.name, description=self.description, args_schema=self.args_schema,
+            result_schema=self.result_schema, func=self._call_as_structured,
+            result_as_answer=self.result_as_answer, max_usage_count=self.max_usage_count,
+            current_usage_count=self.current_usage_count, cache_function=self.cache_function,
+            tool_failure_policy=self.tool_failure_policy,
+        )
+        tool._original_tool = self
+        return tool
+
+    def _call_as_structured(self, **kwargs: Any) -> Any:
+        """What a structured view's ``invoke`` calls: the tool's own run, which counts the use
+        (the view's counter is given back, so it is not counted twice)."""
+        self.current_usage_count = max(0, self.current_usage_count - 1)
+        return self.run(**kwargs)
+
     @classmethod
     def from_langchain(cls, tool: Any) -> BaseTool:
         """Wrap a LangChain-style tool (duck-typed; LangChain itself is never imported)."""
@@ -408,6 +446,20 @@ class BaseTool(BaseModel, ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+P = typing.ParamSpec("P")
+P2 = typing.ParamSpec("P2")
+R = typing.TypeVar("R", covariant=True)
+R2 = typing.TypeVar("R2")
+"""CrewAI's type variables of ``Tool[P, R]`` and ``@tool``, importable from here as in CrewAI."""
+
+
+def to_langchain(tools: list[Any]) -> list[Any]:
+    """CrewAI's helper: each tool as a ``CrewStructuredTool`` (those already one stay as they are)."""
+    from crewgraph.tools.structured_tool import CrewStructuredTool
+
+    return [t if isinstance(t, CrewStructuredTool) else t.to_structured_tool() for t in tools]
 
 
 def __getattr__(name: str) -> Any:

@@ -58,14 +58,15 @@ StructuredTool = Tool
 
 
 @overload
-def tool(name_or_func: Callable[..., Any], /) -> Tool: ...
+def tool(func: Callable[..., Any], /) -> Tool: ...
 
 
 @overload
 def tool(
-    name_or_func: str | None = None,
+    name: str | None = None,
     /,
     *,
+    result_schema: Any = None,
     result_as_answer: bool = False,
     max_usage_count: int | None = None,
     **fields: Any,
@@ -73,18 +74,18 @@ def tool(
 
 
 def tool(
-    name_or_func: str | Callable[..., Any] | None = None,
-    /,
-    *,
+    *args: str | Callable[..., Any] | None,
+    result_schema: Any = None,
     result_as_answer: bool = False,
     max_usage_count: int | None = None,
     **fields: Any,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a function (sync or async) into a :class:`Tool`.
+    """Turn a function (sync or async) into a :class:`Tool`, as CrewAI's ``tool(*args, ...)``.
 
     ``@tool`` names the tool after the function; ``@tool("Name")`` sets the
-    name. Keyword options (``result_as_answer``, ``max_usage_count``,
-    ``tool_failure_policy``, ``cache_function``...) become tool fields.
+    name; ``tool(func)`` wraps at once. Keyword options (``result_schema``,
+    ``result_as_answer``, ``max_usage_count``, ``tool_failure_policy``,
+    ``cache_function``...) become tool fields.
     """
 
     unknown = sorted(set(fields) - set(Tool.model_fields) - {"name", "description"})
@@ -92,6 +93,11 @@ def tool(
         # Tool ignores unknown keywords, so a typo (``result_as_anwser=True``) would be lost silently.
         options = ", ".join(sorted(set(Tool.model_fields) - {"func", "name", "description", "args_schema"}))
         raise TypeError(f"@tool got unknown option(s) {', '.join(unknown)}; tool options are: {options}")
+    if len(args) > 1:
+        raise TypeError(f"tool() takes one name or one function, got {len(args)} positional arguments")
+    if result_schema is not None:
+        fields["result_schema"] = result_schema
+    name_or_func = args[0] if args else None
 
     def build(func: Callable[..., Any], name: str | None) -> Tool:
         return Tool.from_function(

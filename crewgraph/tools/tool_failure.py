@@ -11,11 +11,13 @@ unknown tool, bad arguments) becomes a :class:`ToolFailureRecord` that lands on
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
+from contextlib import contextmanager
+from contextvars import ContextVar
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from crewgraph.errors import ToolExecutionFailedError
 
@@ -25,7 +27,16 @@ __all__ = [
     "ToolFailurePolicy",
     "ToolFailureReason",
     "ToolFailureRecord",
+    "active_tool_failures",
+    "collect_tool_failures",
+    "detect_tool_failure",
+    "failure_from_exception",
+    "handle_tool_failure",
+    "merge_tool_failures",
+    "reportable_failure",
     "resolve_failure_policy",
+    "resolve_tool_failure_policy",
+    "tool_failure_collector",
 ]
 
 
@@ -81,7 +92,7 @@ class ToolFailure(BaseModel):
     message: str
     code: str | None = None
     retryable: bool = False
-    details: dict[str, Any] | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
     reason: ToolFailureReason = ToolFailureReason.TOOL_REPORTED
 
     def as_agent_message(self) -> str:
@@ -103,12 +114,21 @@ class ToolFailureRecord(BaseModel):
 
     tool_name: str
     failure: ToolFailure
-    arguments: dict[str, Any] | str | None = None
+    tool_args: dict[str, Any] | str | None = Field(
+        default=None, validation_alias=AliasChoices("tool_args", "arguments"),
+        description="The arguments of the failed call (CrewAI's name; ``arguments`` is accepted too)",
+    )
     agent_role: str | None = None
     task_name: str | None = None
+    task_id: str | None = None
     policy: ToolFailurePolicy = ToolFailurePolicy.WARN
     call_id: str | None = None
     attempts: int = Field(default=1, ge=1)
+
+    @property
+    def arguments(self) -> dict[str, Any] | str | None:
+        """``tool_args`` under crewgraph's earlier name."""
+        return self.tool_args
 
     @property
     def reason(self) -> ToolFailureReason:
@@ -155,3 +175,150 @@ def resolve_failure_policy(chain: Iterable[Any]) -> ToolFailurePolicy:
             allowed = ", ".join(p.value for p in ToolFailurePolicy)
             raise ValueError(f"unknown tool_failure_policy {value!r}; use one of {allowed}") from None
     return ToolFailurePolicy.WARN
+
+
+# -- CrewAI's functions over failures ---------------------------------------------------------
+
+def detect_tool_failure(result: Any) -> ToolFailure | None:
+    """The failure a tool declared by returning a :class:`ToolFailure`; None for any other value
+    (text that reads like an error is a result, never guessed to be a failure)."""
+    return result if isinstance(result, ToolFailure) else None
+
+
+def failure_from_exception(error: BaseException, *, retryable: bool = False) -> ToolFailure:
+    """The :class:`ToolFailure` for an exception a tool raised (reason ``EXCEPTION``, the
+    exception's class name as ``code``)."""
+    return ToolFailure(
+        message=str(error) or type(error).__name__,
+        reason=ToolFailureReason.EXCEPTION,
+        code=type(error).__name__,
+        retryable=retryable,
+    )
+
+
+def resolve_tool_failure_policy(
+    tool: Any = None, agent: Any = None, task: Any = None, crew: Any = None
+) -> ToolFailurePolicy:
+    """The policy of one call: the first ``tool_failure_policy`` set on the tool, the task, the
+    agent, then the crew; else ``WARN``. Unlike :func:`resolve_failure_policy` (which checks
+    definitions and raises), an invalid value here is logged and skipped, as CrewAI does, so
+    reading a policy never breaks a tool call."""
+    for source in (tool, getattr(tool, "_original_tool", None), task, agent, crew):
+        policy = getattr(source, "tool_failure_policy", None) if source is not None else None
+        if policy is None:
+            continue
+        try:
+            return ToolFailurePolicy(str(getattr(policy, "value", policy)).lower())
+        except ValueError:
+            import logging
+
+            logging.getLogger("crewgraph.tools").warning("ignoring invalid tool_failure_policy %r on %s", policy, type(source).__name__)
+    return ToolFailurePolicy.WARN
+
+
+def merge_tool_failures(*groups: list[ToolFailureRecord]) -> list[ToolFailureRecord]:
+    """The records of ``groups`` in order, each failure once (a guardrail retry rebuilds an
+    output from overlapping lists, so equal records are dropped, not only identical objects)."""
+    merged: list[ToolFailureRecord] = []
+    seen: set[tuple[Any, ...]] = set()
+    for group in groups:
+        for record in group:
+            key = (record.tool_name, record.failure.message, record.failure.code, record.task_id,
+                   str(record.tool_args))
+            if key not in seen:
+                seen.add(key)
+                merged.append(record)
+    return merged
+
+
+_active: ContextVar[list[ToolFailureRecord] | None] = ContextVar("crewgraph_tool_failures", default=None)
+
+
+@contextmanager
+def tool_failure_collector() -> Generator[list[ToolFailureRecord], None, None]:
+    """Collect the failures recorded while the block runs (a kickoff inside it included: the
+    engine appends every recorded failure to the innermost open collector). Context-local, so
+    concurrent runs each see only their own; collectors nest."""
+    records: list[ToolFailureRecord] = []
+    token = _active.set(records)
+    try:
+        yield records
+    finally:
+        _active.reset(token)
+
+
+def active_tool_failures() -> list[ToolFailureRecord] | None:
+    """The records of the innermost open :func:`tool_failure_collector`, or None outside one."""
+    return _active.get()
+
+
+def record_failure(record: ToolFailureRecord, agent: Any = None) -> None:
+    """Where a recorded failure goes besides the task output: the open collector, and the
+    agent's ``last_tool_failures`` when the agent is known."""
+    records = _active.get()
+    if records is not None:
+        records.append(record)
+    failures = getattr(agent, "_tool_failures", None)
+    if isinstance(failures, list):
+        failures.append(record)
+
+
+def collect_tool_failures(agent: Any) -> list[ToolFailureRecord]:
+    """The failures of the execution in progress (the open collector), else ``agent``'s last
+    ones (``agent.last_tool_failures``); never raises for an agent without them."""
+    active = _active.get()
+    if active is not None:
+        return list(active)
+    records = getattr(agent, "_tool_failures", None)
+    if not isinstance(records, list):
+        return []
+    return [r for r in records if isinstance(r, ToolFailureRecord)]
+
+
+def reportable_failure(
+    failure: ToolFailure | None, *, tool: Any = None, agent: Any = None, task: Any = None, crew: Any = None
+) -> ToolFailure | None:
+    """``failure``, or None when the call's policy is ``IGNORE`` (nothing of it is reported)."""
+    if failure is None:
+        return None
+    policy = resolve_tool_failure_policy(tool=tool, agent=agent, task=task, crew=crew)
+    return None if policy is ToolFailurePolicy.IGNORE else failure
+
+
+def handle_tool_failure(
+    failure: ToolFailure,
+    *,
+    tool_name: str,
+    tool_args: dict[str, Any] | str | None = None,
+    tool: Any = None,
+    agent: Any = None,
+    task: Any = None,
+    crew: Any = None,
+) -> ToolFailureRecord | None:
+    """Apply the call's policy to a failure, as the engine does for its own tool calls: None
+    under ``IGNORE``; otherwise record it (open collector, the agent's ``last_tool_failures``),
+    emit ``ToolFailureDetectedEvent`` on the event bus, and under ``RAISE`` raise
+    :class:`ToolExecutionFailedError`. For code that runs tools outside the engine."""
+    policy = resolve_tool_failure_policy(tool=tool, agent=agent, task=task, crew=crew)
+    if policy is ToolFailurePolicy.IGNORE:
+        return None
+    record = ToolFailureRecord(
+        tool_name=tool_name,
+        failure=failure,
+        tool_args=tool_args,
+        agent_role=getattr(agent, "role", None),
+        task_name=(getattr(task, "name", None) or getattr(task, "description", None)) if task else None,
+        task_id=str(task.id) if task is not None and getattr(task, "id", None) is not None else None,
+        policy=policy,
+    )
+    record_failure(record, agent)
+    from crewgraph.events.bus import crewgraph_event_bus
+    from crewgraph.events.tool_events import ToolFailureDetectedEvent
+
+    crewgraph_event_bus.emit(agent, ToolFailureDetectedEvent(
+        tool_name=tool_name, failure=failure, policy=policy.value, agent_role=record.agent_role,
+        task_name=record.task_name,
+    ))
+    if policy is ToolFailurePolicy.RAISE:
+        raise ToolExecutionFailedError(record.summary(), record=record)
+    return record

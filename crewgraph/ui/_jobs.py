@@ -197,6 +197,11 @@ class LiveRuns:
             jobs = [j for rid, j in self.by_run.items() if rid not in known]
         return sorted(jobs, key=lambda j: j.created, reverse=True)
 
+    def signature(self) -> tuple[tuple[str, str, str | None, float | None], ...]:
+        """What the run list shows of the jobs: changes when one starts, binds a run or ends."""
+        with self._lock:
+            return tuple((j.id, j.status, j.run_id, j.finished) for j in self.by_run.values())
+
     def job_for(self, run_id: str) -> Job | None:
         return self.by_run.get(run_id)
 

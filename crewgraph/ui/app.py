@@ -40,6 +40,7 @@ from crewgraph.ui._actions import Actions
 from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, recorded_calls, render_svg
 from crewgraph.ui._jobs import LiveRuns
 from crewgraph.ui._runs import crew_runs, find_run, flow_runs, job_summary, node_output
+from crewgraph.ui._runs_cache import StoredRunsCache
 from crewgraph.ui._targets import Registry
 from crewgraph.ui.errors import ApiError, public_message
 from crewgraph.ui.settings import UISettings
@@ -122,6 +123,7 @@ class UIApp:
         self.settings = settings
         self.db = settings.checkpoint_db()
         self.flow_db = settings.flow_state_db()
+        self.stored_runs = StoredRunsCache(self.db, self.flow_db)
         # Crews the server starts checkpoint to the database it reads, whatever their own path says.
         self.registry = registry or Registry(settings.targets, settings.cwd, settings.llm, self.db)
         self.live = LiveRuns(settings.max_jobs)
@@ -153,18 +155,27 @@ class UIApp:
         kind = request.query_params.get("kind")
         if kind not in (None, "crew", "flow"):
             raise ApiError(400, f"kind must be 'crew' or 'flow', got {kind!r}", "kind")
-        runs: list[dict[str, Any]] = []
-        if kind in (None, "crew"):
-            runs += crew_runs(self.db, limit)
-        if kind in (None, "flow"):
-            runs += flow_runs(self.flow_db, limit)
-        if kind is None:
-            runs += [job_summary(j) for j in self.live.unstored({r["run_id"] for r in runs})]
-        runs.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
-        for r in runs[:limit]:
-            job = self.live.job_for(r["run_id"])
-            r["live"] = "events" if job is not None else "polling"
-        return JSONResponse({"runs": runs[:limit], "checkpoint_db": str(self.db), "flow_db": str(self.flow_db)})
+
+        def build() -> bytes:
+            runs: list[dict[str, Any]] = []
+            if kind in (None, "crew"):
+                runs += crew_runs(self.db, limit)
+            if kind in (None, "flow"):
+                runs += flow_runs(self.flow_db, limit)
+            if kind is None:
+                runs += [job_summary(j) for j in self.live.unstored({r["run_id"] for r in runs})]
+            runs.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
+            for r in runs[:limit]:
+                job = self.live.job_for(r["run_id"])
+                r["live"] = "events" if job is not None else "polling"
+            body = {"runs": runs[:limit], "checkpoint_db": str(self.db), "flow_db": str(self.flow_db)}
+            return bytes(JSONResponse(body).body)
+
+        body = self.stored_runs.get((limit, kind), self.live.signature(), build)  # once per change
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(body.gzipped, media_type="application/json",
+                            headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+        return Response(body.raw, media_type="application/json", headers={"Vary": "Accept-Encoding"})
 
     def get_run(self, request: Request) -> Response:
         run = self.run(request.path_params["run_id"])
@@ -392,6 +403,7 @@ def build_app(settings: UISettings, registry: Registry | None = None) -> Starlet
             yield
         finally:
             ui.live.stop()
+            ui.stored_runs.close()
 
     routes = [
         Route("/", _page("index.html")),

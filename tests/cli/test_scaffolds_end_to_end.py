@@ -61,32 +61,52 @@ def _add_tool(kind: str, root: Path, package: str) -> None:
     crew_py.write_text(text)
 
 
-def _scaffold(kind: str, venv: Path, home: Path) -> dict[str, str]:
-    py = str(venv / "bin" / "python")
+KINDS = ("json", "classic", "flow")
+
+
+def _create(kind: str, venv: Path, home: Path) -> Path:
     home.mkdir(parents=True, exist_ok=True)
-    env = _env(home)
     package = f"{kind}_demo"
     create = {"json": ["crew", package], "classic": ["crew", package, "--classic"], "flow": ["flow", package]}[kind]
-    _run([py, "-m", "crewgraph.cli", "create", *create, "-q"], home, env)
-    root = home / package
+    _run([str(venv / "bin" / "python"), "-m", "crewgraph.cli", "create", *create, "-q"], home, _env(home))
+    return home / package
+
+
+@pytest.fixture(scope="module")
+def projects(venv: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The three scaffolds, created by the CLI, installed by one pip run (editable, against the
+    environment crewgraph is in: no download, no build isolation), and extended with their
+    custom tool as their READMEs say."""
+    base = tmp_path_factory.mktemp("scaffolds")
+    with ThreadPoolExecutor(3) as pool:
+        roots = dict(zip(KINDS, pool.map(lambda k: _create(k, venv, base / k), KINDS), strict=True))
+    py = str(venv / "bin" / "python")
+    editable = [arg for kind in KINDS for arg in ("-e", str(roots[kind]))]
     _run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps", "--no-build-isolation",
-          "-e", str(root)], home, env)
-    if kind != "json":  # the package is installed: importable from anywhere
-        _run([py, "-c", f"import {package}.main"], home.parent, env)
-    _add_tool(kind, root, package)
+          *editable], base, _env(base))
+    # the packaged scaffolds are installed: importable from anywhere (the JSON one is no package)
+    _run([py, "-c", "import classic_demo.main, flow_demo.main"], base.parent, _env(base))
+    for kind, root in roots.items():
+        _add_tool(kind, root, f"{kind}_demo")
+    return roots
+
+
+def _use(kind: str, root: Path, venv: Path) -> dict[str, str]:
+    py = str(venv / "bin" / "python")
+    env = _env(root.parent)
     command = ["flow", "kickoff"] if kind == "flow" else ["run"]
     ran = _run([py, "-m", "crewgraph.cli", *command, "--llm", "fake"], root, env)
-    tested = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"], root, env)
+    # the project's own test, with only pytest, as in a user's project venv (not this repo's plugins)
+    tested = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider"], root, {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     plotted = _run([py, "-m", "crewgraph.cli", "plot", "-o", "plan.dot"], root, env)
     return {"stdout": ran.stdout, "stderr": ran.stderr, "tests": tested.stdout,
             "plot": (root / "plan.dot").read_text(), "plotted": plotted.stdout}
 
 
-@pytest.mark.timeout(400)  # ~15 subprocesses (three pip installs, three pytest runs) on a loaded machine
-def test_each_scaffold_installs_extends_runs_tests_and_plots(venv: Path, tmp_path: Path) -> None:
-    kinds = ["json", "classic", "flow"]
+@pytest.mark.timeout(400)  # ~14 subprocesses (one pip install, three pytest runs) on a loaded machine
+def test_each_scaffold_installs_extends_runs_tests_and_plots(venv: Path, projects: dict[str, Path]) -> None:
     with ThreadPoolExecutor(2) as pool:
-        done = dict(zip(kinds, pool.map(lambda k: _scaffold(k, venv, tmp_path / k), kinds), strict=True))
+        done = dict(zip(KINDS, pool.map(lambda k: _use(k, projects[k], venv), KINDS), strict=True))
     for kind, out in done.items():
         assert TOOL_CALLED in out["stderr"], f"{kind}: the custom tool was not called\n{out['stderr'][-2000:]}"
         assert re.search(r"\b\d+ passed\b", out["tests"]), (kind, out["tests"])

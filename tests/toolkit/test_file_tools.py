@@ -354,3 +354,21 @@ def test_a_swap_exactly_between_check_and_open_is_caught(tree: Path, monkeypatch
     )
     assert isinstance(wrote, ToolFailure) and wrote.code == "path_outside_base_dir", wrote
     assert (outside / "notes.txt").read_text(encoding="utf-8") == "top secret"
+
+
+def test_read_and_write_take_crewai_s_encoding(tmp_path: Path) -> None:
+    from crewgraph.toolkit import FileReadTool, FileWriterTool
+
+    writer = FileWriterTool(base_dir=str(tmp_path), encoding="latin-1")
+    assert "successfully" in writer.run(filename="café.txt", content="crème brûlée")
+    assert (tmp_path / "café.txt").read_bytes() == "crème brûlée".encode("latin-1")
+    assert FileReadTool(base_dir=str(tmp_path), encoding="latin-1").run(file_path="café.txt") == "crème brûlée"
+    assert "\ufffd" in FileReadTool(base_dir=str(tmp_path)).run(file_path="café.txt")  # read as UTF-8: replaced
+    (tmp_path / "wide.txt").write_text("line one\nline two\n", encoding="utf-16")
+    wide = FileReadTool(base_dir=str(tmp_path), encoding="utf-16")
+    assert wide.run(file_path="wide.txt") == "line one\nline two\n"
+    assert wide.run(file_path="wide.txt", start_line=2, line_count=1).strip().endswith("line two")
+    refused = FileWriterTool(base_dir=str(tmp_path), encoding="ascii").run(filename="a.txt", content="naïve")
+    assert isinstance(refused, ToolFailure) and refused.code == "encoding_error"
+    with pytest.raises(ValueError, match="no such text encoding"):
+        FileReadTool(encoding="utf-42")

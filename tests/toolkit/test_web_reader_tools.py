@@ -42,6 +42,10 @@ def test_jina_reader(api: FakeHTTPService, monkeypatch: pytest.MonkeyPatch) -> N
     assert fixed.run().endswith("https://example.com/b")
     assert [r for r in api.requests if r.path.startswith("/jina/")][-1].headers["authorization"] == "Bearer jina-key"
     assert JinaScrapeWebsiteTool().config_problems() == []  # the Reader works without a key
+    crewai_style = JinaScrapeWebsiteTool(base_url=api.url + "/jina", headers={"X-With-Links-Summary": "true"})
+    crewai_style.run(website_url="https://example.com/c")
+    sent = [r for r in api.requests if r.path.startswith("/jina/")][-1].headers
+    assert sent["x-with-links-summary"] == "true" and sent["authorization"] == "Bearer jina-key"
 
 
 def test_spider_scrape_and_crawl(api: FakeHTTPService, monkeypatch: pytest.MonkeyPatch) -> None:

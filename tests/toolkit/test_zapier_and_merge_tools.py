@@ -89,3 +89,20 @@ def test_merge_tool_from_the_pack_schema(api: FakeHTTPService, monkeypatch: pyte
     monkeypatch.delenv("AGENT_HANDLER_API_KEY")
     assert "AGENT_HANDLER_API_KEY" in MergeAgentHandlerTool(tool_pack_id="p", registered_user_id="u",
                                                             tool_name="t").config_problems()[0]
+
+
+def test_crewai_s_zapier_adapter_path(api: FakeHTTPService, monkeypatch: pytest.MonkeyPatch) -> None:
+    from crewgraph.toolkit.adapters.zapier_adapter import ZapierActionsAdapter
+    from crewgraph.toolkit.adapters.zapier_adapter import ZapierActionTool as AdapterTool
+
+    assert AdapterTool is ZapierActionTool
+    monkeypatch.delenv("ZAPIER_API_KEY", raising=False)
+    with pytest.raises(ValueError, match="ZAPIER_API_KEY"):
+        ZapierActionsAdapter()
+    adapter = ZapierActionsAdapter("zap-key", base_url=api.url)
+    assert [a["id"] for a in adapter.get_zapier_actions()["results"]] == ["01ABC", "01DEF"]
+    tools = adapter.tools()
+    assert [t.name for t in tools] == ["gmail_send_email", "slack_send_message"]
+    assert tools[1].run(instructions="Post")["action_used"] == "01DEF"
+    with pytest.raises(RuntimeError, match="could not list"):
+        ZapierActionsAdapter("wrong", base_url=api.url).get_zapier_actions()

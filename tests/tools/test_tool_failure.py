@@ -39,7 +39,7 @@ def test_tool_failure_defaults_and_agent_message() -> None:
         retryable=False,
     )
     assert failure.reason is ToolFailureReason.TOOL_REPORTED
-    assert failure.details is None
+    assert failure.details == {}  # CrewAI: default_factory=dict
     assert failure.as_agent_message() == "Slack rejected the message: channel_not_found"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from crewgraph.knowledge.source.base_knowledge_source import BaseKnowledgeSource
 
@@ -30,20 +30,20 @@ class BaseFileKnowledgeSource(BaseKnowledgeSource):
     file_path: Path | str | list[Path | str] | None = Field(
         default=None, description="Deprecated in CrewAI: use file_paths"
     )
-    _paths: list[Path] = PrivateAttr(default_factory=list)
+    safe_file_paths: list[Path] = Field(default_factory=list, description="The resolved paths (set on construction)")
+    content: dict[Path, str] = Field(default_factory=dict, description="Each file's text, as last read")
 
     def model_post_init(self, __context: Any) -> None:
         given = self.file_paths if self.file_paths else self.file_path
         if given is None or given == []:
             raise ValueError(f"{type(self).__name__} needs file_paths=[...] (files under ./{KNOWLEDGE_DIRECTORY}/)")
         items = [given] if isinstance(given, str | Path) else list(given)
-        self._paths = [self.convert_to_path(p) for p in items]
+        self.safe_file_paths = [self.convert_to_path(p) for p in items]
         self.validate_content()
 
     @property
-    def safe_file_paths(self) -> list[Path]:
-        """The resolved paths (CrewAI's attribute name)."""
-        return list(self._paths)
+    def _paths(self) -> list[Path]:
+        return self.safe_file_paths
 
     @staticmethod
     def convert_to_path(path: Path | str) -> Path:
@@ -75,6 +75,7 @@ class BaseFileKnowledgeSource(BaseKnowledgeSource):
                 raise
             except Exception as exc:
                 raise ValueError(f"{type(self).__name__}: cannot read {path}: {type(exc).__name__}: {exc}") from exc
+        self.content = dict(out)
         return out
 
     def describe(self) -> str:

@@ -30,6 +30,8 @@ class BaseKnowledgeSource(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict, description="Stored with every chunk")
     collection_name: str | None = None
     chunks: list[str] = Field(default_factory=list, description="Filled by add() (CrewAI's custom-source API)")
+    chunk_embeddings: list[Any] = Field(default_factory=list, description="The vectors add() stored in ``storage``")
+    storage: Any = Field(default=None, description="A KnowledgeStorage add() saves the chunks in (CrewAI's API)")
     _saved: list[tuple[str, str]] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
@@ -61,10 +63,21 @@ class BaseKnowledgeSource(BaseModel):
         return [(str(name), text) for name, text in self.load_content().items() if str(text).strip()]
 
     def add(self) -> None:
-        """CrewAI's hook: load, chunk, save. Overriding it is optional here."""
+        """CrewAI's hook: load, chunk, save (into ``storage`` when one is set). Overriding it is
+        optional here: a ``Knowledge`` reads the sources itself."""
         for _, text in self.load_content().items():
             self.chunks.extend(self._chunk_text(text))
         self._save_documents()
+
+    async def aadd(self) -> None:
+        """:meth:`add` in a worker thread."""
+        import asyncio
+
+        await asyncio.to_thread(self.add)
+
+    def get_embeddings(self) -> list[Any]:
+        """The vectors of the chunks ``add()`` stored in ``storage`` (empty without a storage)."""
+        return list(self.chunk_embeddings)
 
     def _chunk_text(self, text: str) -> list[str]:
         from crewgraph.rag.loaders import chunk_text
@@ -74,6 +87,12 @@ class BaseKnowledgeSource(BaseModel):
     def _save_documents(self) -> None:
         """What a custom ``add()`` calls after filling ``self.chunks``: each chunk becomes a document."""
         self._saved = [(f"{self.describe()}#{i}", chunk) for i, chunk in enumerate(self.chunks)]
+        if self.storage is not None:
+            save = getattr(self.storage, "save_chunks", None)
+            if save is not None:
+                self.chunk_embeddings.extend(save(list(self.chunks), dict(self.metadata)))
+            else:  # another storage with CrewAI's save(documents)
+                self.storage.save(list(self.chunks))
 
     def describe(self) -> str:
         """A short name for messages and chunk metadata."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Literal
 
 from crewgraph.knowledge.source.base_file_knowledge_source import BaseFileKnowledgeSource
 
@@ -32,6 +33,8 @@ def rows_as_text(rows: list[list[str]]) -> str:
 
 class CSVKnowledgeSource(BaseFileKnowledgeSource):
     """``CSVKnowledgeSource(file_paths=["customers.csv"])`` (comma or tab separated)."""
+
+    source_type: Literal["csv"] = "csv"
 
     def read_file(self, path: Path) -> str:
         text = path.read_text(encoding="utf-8-sig", errors="replace")

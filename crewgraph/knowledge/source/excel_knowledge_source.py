@@ -6,6 +6,7 @@ Needs openpyxl: ``pip install 'crewgraph[knowledge]'`` (a clear error says so).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from crewgraph.errors import ConfigurationError
 from crewgraph.knowledge.source.base_file_knowledge_source import BaseFileKnowledgeSource
@@ -16,6 +17,8 @@ __all__ = ["ExcelKnowledgeSource"]
 
 class ExcelKnowledgeSource(BaseFileKnowledgeSource):
     """``ExcelKnowledgeSource(file_paths=["prices.xlsx"])``: one section per sheet."""
+
+    source_type: Literal["excel"] = "excel"
 
     def read_file(self, path: Path) -> str:
         try:

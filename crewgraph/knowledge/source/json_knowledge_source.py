@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from crewgraph.knowledge.source.base_file_knowledge_source import BaseFileKnowledgeSource
 
@@ -32,6 +32,8 @@ def flatten_json(value: Any, prefix: str = "") -> list[str]:
 
 class JSONKnowledgeSource(BaseFileKnowledgeSource):
     """``JSONKnowledgeSource(file_paths=["catalog.json"])``."""
+
+    source_type: Literal["json"] = "json"
 
     def read_file(self, path: Path) -> str:
         raw = path.read_text(encoding="utf-8", errors="replace")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from crewgraph.knowledge.source.base_file_knowledge_source import BaseFileKnowledgeSource
 
@@ -11,6 +12,8 @@ __all__ = ["PDFKnowledgeSource"]
 
 class PDFKnowledgeSource(BaseFileKnowledgeSource):
     """``PDFKnowledgeSource(file_paths=["report.pdf"])``: page texts, in order."""
+
+    source_type: Literal["pdf"] = "pdf"
 
     def read_file(self, path: Path) -> str:
         from pypdf import PdfReader

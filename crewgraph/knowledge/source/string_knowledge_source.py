@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -13,6 +13,8 @@ __all__ = ["StringKnowledgeSource"]
 
 class StringKnowledgeSource(BaseKnowledgeSource):
     """``StringKnowledgeSource(content="...")``."""
+
+    source_type: Literal["string"] = "string"
 
     content: str = Field(min_length=1, description="The knowledge text")
 

@@ -9,6 +9,12 @@ chunking) has not changed is never embedded again, an edited one is a new
 scope, and scopes no source produces any more are deleted. Knowledge is
 derived data, so a store built with another embedder (other vector size) is
 rebuilt rather than refused.
+
+A RAG configuration set with ``crewgraph.rag.config.utils.set_rag_config`` (CrewAI's
+``crewai.rag``) is honoured: its embedding function embeds the chunks of a storage made
+without an embedder of its own, and a ``QdrantConfig``'s client holds the collection (when
+neither ``url=`` nor ``CREWGRAPH_QDRANT_URL`` names a server). With a ``ChromaDBConfig`` the
+chunks stay in crewgraph's Qdrant store (only its embedding function is used; docs/porting.md).
 """
 
 from __future__ import annotations
@@ -98,9 +104,11 @@ class KnowledgeStorage:
     def embedder(self) -> Any:
         with self._lock:
             if self._embedder is None:
+                from crewgraph.rag.config.utils import configured_embedder
                 from crewgraph.rag.embeddings.factory import build_embedder
 
-                self._embedder = build_embedder(self.embedder_spec)
+                configured = configured_embedder() if self.embedder_spec is None else None
+                self._embedder = configured or build_embedder(self.embedder_spec)
             return self._embedder
 
     @property
@@ -143,6 +151,12 @@ class KnowledgeStorage:
                 api_key=os.environ.get("CREWGRAPH_QDRANT_API_KEY") or None,
                 collection=f"crewgraph_knowledge_{self.collection_name}",
             )
+        from crewgraph.rag.config.utils import get_rag_client, get_rag_config, has_rag_config
+
+        if self.path is None and has_rag_config() and get_rag_config().provider == "qdrant":
+            from crewgraph.memory.storage.qdrant_server import QdrantServerStorage
+
+            return QdrantServerStorage(client=get_rag_client().client, collection=f"crewgraph_knowledge_{self.collection_name}")
         from crewgraph.memory.storage.backend import StorageLockedError
         from crewgraph.memory.storage.qdrant_edge import QdrantEdgeStorage
 
@@ -203,9 +217,10 @@ class KnowledgeStorage:
                 removed += self.backend.delete(scope_prefix=scope)
         return removed
 
-    def _store(self, scope: str, name: str, chunks: list[str], metadata: dict[str, Any]) -> None:
+    def _store(self, scope: str, name: str, chunks: list[str], metadata: dict[str, Any]) -> list[list[float]]:
         from crewgraph.memory.types import MemoryRecord
 
+        made: list[list[float]] = []
         backend = self.backend
         backend.delete(scope_prefix=scope)  # a partly written document (a crash mid-way) starts over
         for start in range(0, len(chunks), _BATCH):
@@ -213,6 +228,7 @@ class KnowledgeStorage:
             vectors = self.embedder(batch)
             if len(vectors) != len(batch):
                 raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(batch)} chunks")
+            made.extend([float(x) for x in vector] for vector in vectors)
             backend.save(
                 [
                     MemoryRecord(
@@ -225,18 +241,50 @@ class KnowledgeStorage:
                     for i, (chunk, vector) in enumerate(zip(batch, vectors, strict=True))
                 ]
             )
+        return made
+
+    def save(self, documents: list[str]) -> None:
+        """Store ``documents`` (texts, already chunked) as they are, as CrewAI's storage does; a
+        text already stored is not embedded again."""
+        self.save_chunks(documents)
+
+    def save_chunks(self, documents: list[str], metadata: dict[str, Any] | None = None) -> list[list[float]]:
+        """:meth:`save`, returning the vectors of the chunks it embedded now (a source's ``chunk_embeddings``)."""
+        texts = [str(d) for d in documents if str(d).strip()]
+        if not texts:
+            return []
+        doc_id = hashlib.sha256("\x00".join([self.embedder_key, *texts]).encode()).hexdigest()[:32]
+        scope = f"{_ROOT}/{doc_id}"
+        with self._lock:
+            if self.backend.count(scope) >= len(texts):
+                return []
+            return self._store(scope, f"saved:{doc_id[:8]}", texts, dict(metadata or {}))
+
+    async def asave(self, documents: list[str]) -> None:
+        """:meth:`save` in a worker thread."""
+        import asyncio
+
+        await asyncio.to_thread(self.save, documents)
 
     def reset(self) -> None:
         """Delete every chunk of this collection."""
         with self._lock:
             self.backend.reset()
 
+    async def areset(self) -> None:
+        """:meth:`reset` in a worker thread."""
+        import asyncio
+
+        await asyncio.to_thread(self.reset)
+
     # ------------------------------------------------------------------ reading
     def search(
-        self, query: list[str] | str, *, doc_ids: list[str] | None = None, limit: int = 3,
-        score_threshold: float = 0.35,
+        self, query: list[str] | str, limit: int = 5, metadata_filter: dict[str, Any] | None = None,
+        score_threshold: float = 0.6, *, doc_ids: list[str] | None = None,
     ) -> list[SearchResult]:
-        """The best chunks for the query (several query strings are joined, as in CrewAI)."""
+        """The best chunks for the query (several query strings are joined, as in CrewAI), at
+        most ``limit``, each at least ``score_threshold`` similar and, with ``metadata_filter``,
+        carrying those metadata values; ``doc_ids`` keeps the search to those documents."""
         text = " ".join(query) if isinstance(query, list | tuple) else str(query)
         if not text.strip():
             return []
@@ -245,9 +293,19 @@ class KnowledgeStorage:
         if not scopes:
             return []
         hits = self.backend.search(
-            vector, scopes=scopes, limit=limit, min_score=_min_similarity(score_threshold)
+            vector, scopes=scopes, limit=limit, min_score=_min_similarity(score_threshold),
+            metadata_filter=metadata_filter,
         )
         return [
             SearchResult(id=record.id, content=record.content, metadata=dict(record.metadata), score=_cosine(s))
             for record, s in hits
         ]
+
+    async def asearch(
+        self, query: list[str], limit: int = 5, metadata_filter: dict[str, Any] | None = None,
+        score_threshold: float = 0.6,
+    ) -> list[SearchResult]:
+        """:meth:`search` in a worker thread."""
+        import asyncio
+
+        return await asyncio.to_thread(self.search, query, limit, metadata_filter, score_threshold)

@@ -1,0 +1,1 @@
+"""CrewAI's ``crewai_tools.adapters`` package path (see :mod:`crewgraph.toolkit.adapters.zapier_adapter`)."""
