@@ -95,6 +95,12 @@ PATHS: dict[str, dict[str, str]] = {
     "crewgraph.types": {"UsageMetrics": _OUT},
     "crewgraph.types.usage_metrics": {"UsageMetrics": _OUT},
     "crewgraph.types.streaming": {
+        "AsyncStreamSession": "crewgraph.streaming.session",
+        "FlowStreamingOutput": "crewgraph.streaming.output",
+        "StreamSession": "crewgraph.streaming.session",
+        "StreamSessionBase": "crewgraph.streaming.session",
+        "StreamingOutputBase": "crewgraph.streaming.output",
+        "T": "crewgraph.streaming.output",
         "CrewStreamingOutput": _STREAM,
         "StreamChunk": _STREAM,
         "StreamChunkType": _STREAM,
@@ -117,11 +123,6 @@ PATHS: dict[str, dict[str, str]] = {
     "crewgraph.events": {
         "CrewAIEventsBus": f"{_BUS}:CrewGraphEventsBus",
         "crewai_event_bus": f"{_BUS}:crewgraph_event_bus",
-        "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
-        "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
-        "FlowEvent": "crewgraph.events.flow_events",
-        "ReasoningEvent": "crewgraph.events.reasoning_events",
-        "ToolUsageEvent": "crewgraph.events.tool_events",
         # Crew.train / Crew.test and Agent Skills (crewgraph.training, crewgraph.skills)
         "CrewTestCompletedEvent": _TRAIN_EVENTS,
         "CrewTestFailedEvent": _TRAIN_EVENTS,
@@ -148,6 +149,7 @@ PATHS: dict[str, dict[str, str]] = {
     "crewgraph.events.base_events": {"BaseEvent": "crewgraph.events.base"},
     "crewgraph.events.types.agent_events": {"*": "crewgraph.events.agent_events"},
     "crewgraph.events.types.crew_events": {
+        "CrewBaseEvent": "crewgraph.events.crew_events",
         "CrewKickoffCompletedEvent": "crewgraph.events.crew_events",
         "CrewKickoffFailedEvent": "crewgraph.events.crew_events",
         "CrewKickoffStartedEvent": "crewgraph.events.crew_events",
@@ -184,12 +186,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "crewgraph.events.types.knowledge_events": {"*": "crewgraph.events.knowledge_events"},
     "crewgraph.events.types.llm_events": {"*": "crewgraph.events.llm_events"},
-    "crewgraph.events.types.llm_guardrail_events": {
-        "GuardrailCompletedEvent": "crewgraph.events.guardrail_events",
-        "GuardrailStartedEvent": "crewgraph.events.guardrail_events",
-        "LLMGuardrailCompletedEvent": "crewgraph.events.guardrail_events:GuardrailCompletedEvent",
-        "LLMGuardrailStartedEvent": "crewgraph.events.guardrail_events:GuardrailStartedEvent",
-    },
+    "crewgraph.events.types.llm_guardrail_events": {"*": "crewgraph.events.guardrail_events"},
+    "crewgraph.events.types.checkpoint_events": {"*": "crewgraph.events.checkpoint_events"},
+    "crewgraph.events.types.observation_events": {"*": "crewgraph.events.observation_events"},
     "crewgraph.events.types.mcp_events": {"*": "crewgraph.events.mcp_events"},
     "crewgraph.events.types.memory_events": {"*": "crewgraph.events.memory_events"},
     "crewgraph.events.types.reasoning_events": {"*": "crewgraph.events.reasoning_events"},

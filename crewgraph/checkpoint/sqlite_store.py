@@ -41,9 +41,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crewgraph.checkpoint import _codec
+from crewgraph.checkpoint._events import PROVIDER, emit_checkpoint, listening, writes_crewai_records
 from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
+from crewgraph.events.checkpoint_events import (
+    CheckpointCompletedEvent,
+    CheckpointFailedEvent,
+    CheckpointForkCompletedEvent,
+    CheckpointForkFailedEvent,
+    CheckpointForkStartedEvent,
+    CheckpointPrunedEvent,
+    CheckpointStartedEvent,
+)
 from crewgraph.ids import new_run_id
 
 __all__ = ["CheckpointWarning", "SQLiteCheckpointStore"]
@@ -143,7 +153,11 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                     (run_id, name, now, now, _codec.dump_json(meta or {})),
                 )
                 if self.keep_last is not None:
-                    self._prune(conn, name, self.keep_last)
+                    removed = self._prune(conn, name, self.keep_last)
+                    if removed:
+                        emit_checkpoint(self, CheckpointPrunedEvent, run_id, location=str(self.path),
+                                        provider=PROVIDER, trigger="run_started", removed_count=removed,
+                                        max_checkpoints=self.keep_last)
             else:
                 merged = {**_codec.load_json(row[0]), **(meta or {})}
                 conn.execute(
@@ -161,6 +175,26 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         returns, a resume after any crash restores this output. Saving a node
         again (a flow loop) adds a newer entry; the latest one wins.
         """
+        if (listening(CheckpointStartedEvent, CheckpointCompletedEvent, CheckpointFailedEvent)
+                and not writes_crewai_records(run_id)):
+            self._save_with_events(run_id, node_id, output, info)
+            return
+        self._save(run_id, node_id, output, info)
+
+    def _save_with_events(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> None:
+        """``save_node`` surrounded by CrewAI's checkpoint events (one node save is one checkpoint)."""
+        where = {"location": str(self.path), "provider": PROVIDER, "trigger": node_id}
+        emit_checkpoint(self, CheckpointStartedEvent, run_id, **where)
+        started = time.perf_counter()
+        try:
+            seq = self._save(run_id, node_id, output, info)
+        except Exception as exc:
+            emit_checkpoint(self, CheckpointFailedEvent, run_id, **where, error=str(exc))
+            raise
+        emit_checkpoint(self, CheckpointCompletedEvent, run_id, **where, checkpoint_id=f"{run_id}/{node_id}#{seq}",
+                        duration_ms=(time.perf_counter() - started) * 1000)
+
+    def _save(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> int:
         blob, reason = _codec.dump_output(output)
         info = dict(info or {})
         if reason is not None:
@@ -176,7 +210,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 stacklevel=2,
             )
             info[_SKIPPED_KEY] = reason
-        self._insert(run_id, node_id, blob, info)
+        return self._insert(run_id, node_id, blob, info)
 
     def save_failure(self, run_id: str, node_id: str, *, info: dict[str, Any]) -> None:
         """Record that ``node_id`` failed: its run record (status, error, attempts) and the calls
@@ -184,7 +218,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         failed; :meth:`completed` leaves it out, so a resume runs it again."""
         self._insert(run_id, node_id, None, dict(info))
 
-    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> None:
+    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> int:
         now = time.time()
         with self._write() as conn:
             self._require_run(conn, run_id)
@@ -197,6 +231,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (run_id, node_id, seq, blob, int(blob is not None), _codec.dump_json(info), now),
             )
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (now, run_id))
+        return int(seq)
 
     def completed(self, run_id: str) -> dict[str, Any]:
         """``{node_id: output}`` for every node a resume must not recompute (the
@@ -369,6 +404,21 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         parent untouched. ``exclude`` drops node ids from the copy so they re-run
         in the fork (pass a node and its descendants to re-run from that node).
         """
+        if not listening(CheckpointForkStartedEvent, CheckpointForkCompletedEvent, CheckpointForkFailedEvent):
+            return self._fork(run_id, branch, exclude)
+        label = {"branch": branch or "", "parent_checkpoint_id": run_id}
+        emit_checkpoint(self, CheckpointForkStartedEvent, run_id, **label)
+        started = time.perf_counter()
+        try:
+            new_id = self._fork(run_id, branch, exclude)
+        except Exception as exc:
+            emit_checkpoint(self, CheckpointForkFailedEvent, run_id, **label, error=str(exc))
+            raise
+        emit_checkpoint(self, CheckpointForkCompletedEvent, run_id, **label, checkpoint_id=new_id,
+                        duration_ms=(time.perf_counter() - started) * 1000)
+        return new_id
+
+    def _fork(self, run_id: str, branch: str | None, exclude: Iterable[str]) -> str:
         skip = set(exclude)
         new_id = new_run_id()
         now = time.time()
@@ -428,12 +478,12 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         )
 
     @staticmethod
-    def _prune(conn: sqlite3.Connection, name: str, keep_last: int) -> None:
-        conn.execute(
+    def _prune(conn: sqlite3.Connection, name: str, keep_last: int) -> int:
+        return conn.execute(
             "DELETE FROM runs WHERE run_id IN (SELECT run_id FROM runs WHERE name = ?"
             " ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)",
             (name, keep_last),
-        )
+        ).rowcount
 
     @staticmethod
     def _info(row: tuple[Any, ...]) -> CheckpointInfo:

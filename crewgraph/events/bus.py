@@ -51,15 +51,20 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from crewgraph.events._lineage import link
 from crewgraph.events._loop_guard import LoopGuard
 from crewgraph.events.base import BaseEvent
 
-__all__ = ["CrewGraphEventsBus", "Depends", "EventHandler", "crewgraph_event_bus"]
+__all__ = ["CircularDependencyError", "CrewGraphEventsBus", "Depends", "EventHandler", "crewgraph_event_bus"]
 
 logger = logging.getLogger("crewgraph.events")
 
 EventHandler = Callable[[Any, Any], Any]
 E = TypeVar("E", bound=BaseEvent)
+
+
+class CircularDependencyError(ValueError):
+    """Handlers registered with ``depends_on`` wait for each other in a cycle (CrewAI's name)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,7 @@ def _order(found: list[EventHandler], deps: dict[EventHandler, tuple[EventHandle
             return
         if h in path:
             names = " -> ".join(getattr(x, "__qualname__", repr(x)) for x in (*path, h))
-            raise ValueError(f"event handler dependencies form a cycle: {names}")
+            raise CircularDependencyError(f"event handler dependencies form a cycle: {names}")
         before = [d for d in deps.get(h, ()) if d in present]
         for d in before:
             visit(d, (*path, h))
@@ -310,12 +315,14 @@ class CrewGraphEventsBus:
                 await asyncio.gather(*(self._guard(h, source, event) for h in mine))
 
     def _stamp(self, source: Any, event: BaseEvent) -> None:
-        """CrewAI's emission fields: the sequence number, the previous event, the source's
-        fingerprint (an agent, task or crew has one)."""
+        """CrewAI's emission fields: the sequence number, the previous event, the parent and
+        started events (:mod:`crewgraph.events._lineage`), the source's fingerprint (an agent,
+        task or crew has one)."""
         with self._stamp_lock:
             self._sequence += 1
             event.emission_sequence = self._sequence
             event.previous_event_id, self._last_event_id = self._last_event_id, event.event_id
+        link(event, self.has_handlers)
         if event.source_fingerprint is None:
             fingerprint = getattr(source, "fingerprint", None)
             uuid_str = getattr(fingerprint, "uuid_str", None)

@@ -7,9 +7,9 @@ one flow run, so the run's own flow and method events carry its ``run_id``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-from crewgraph.events.base import BaseEvent
+from crewgraph.events.flow_events import FlowEvent
 
 __all__ = [
     "ConversationMessageAddedEvent",
@@ -20,27 +20,27 @@ __all__ = [
 ]
 
 
-class ConversationTurnStartedEvent(BaseEvent):
-    event_type: ClassVar[str] = "conversation_turn_started"
+class ConversationTurnStartedEvent(FlowEvent):
+    type: str = "conversation_turn_started"
     flow_name: str
     session_id: str
 
 
-class ConversationTurnCompletedEvent(BaseEvent):
-    event_type: ClassVar[str] = "conversation_turn_completed"
+class ConversationTurnCompletedEvent(FlowEvent):
+    type: str = "conversation_turn_completed"
     flow_name: str
     session_id: str
 
 
-class ConversationTurnFailedEvent(BaseEvent):
-    event_type: ClassVar[str] = "conversation_turn_failed"
+class ConversationTurnFailedEvent(FlowEvent):
+    type: str = "conversation_turn_failed"
     flow_name: str
     session_id: str
     error: str
 
 
-class ConversationMessageAddedEvent(BaseEvent):
-    event_type: ClassVar[str] = "conversation_message_added"
+class ConversationMessageAddedEvent(FlowEvent):
+    type: str = "conversation_message_added"
     flow_name: str
     session_id: str
     role: Literal["user", "assistant", "system", "tool"]
@@ -48,8 +48,8 @@ class ConversationMessageAddedEvent(BaseEvent):
     message_index: int
 
 
-class ConversationRouteSelectedEvent(BaseEvent):
-    event_type: ClassVar[str] = "conversation_route_selected"
+class ConversationRouteSelectedEvent(FlowEvent):
+    type: str = "conversation_route_selected"
     flow_name: str
     session_id: str
     route: str

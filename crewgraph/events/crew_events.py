@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import builtins
+from typing import Any
 
 from crewgraph.events.base import BaseEvent
 
 __all__ = [
+    "CrewBaseEvent",
     "CrewKickoffCompletedEvent",
     "CrewKickoffFailedEvent",
     "CrewKickoffStartedEvent",
@@ -16,43 +18,49 @@ __all__ = [
 ]
 
 
-class CrewKickoffStartedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_kickoff_started"
+class CrewBaseEvent(BaseEvent):
+    """The base of the crew events (kickoff, train, test): ``crew`` is the Crew when the
+    emitter has it."""
+
+    type: str = "crew"
     crew_name: str | None = None
+    crew: Any = None
+
+
+class CrewKickoffStartedEvent(CrewBaseEvent):
+    type: str = "crew_kickoff_started"
     inputs: dict[str, Any] | None = None
 
 
-class CrewKickoffCompletedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_kickoff_completed"
-    crew_name: str | None = None
+class CrewKickoffCompletedEvent(CrewBaseEvent):
+    type: str = "crew_kickoff_completed"
     output: Any = None
     total_tokens: int = 0
     duration_ms: float = 0.0
 
 
-class CrewKickoffFailedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_kickoff_failed"
-    crew_name: str | None = None
+class CrewKickoffFailedEvent(CrewBaseEvent):
+    type: str = "crew_kickoff_failed"
     error: str
 
 
 class TaskStartedEvent(BaseEvent):
-    event_type: ClassVar[str] = "task_started"
-    task_name: str
-    agent_role: str | None = None
+    type: str = "task_started"
+    task: Any = None
     context: str | None = None
 
 
 class TaskCompletedEvent(BaseEvent):
-    event_type: ClassVar[str] = "task_completed"
-    task_name: str
-    agent_role: str | None = None
+    type: str = "task_completed"
+    task: Any = None
     output: Any = None
     duration_ms: float = 0.0
 
 
 class TaskFailedEvent(BaseEvent):
-    event_type: ClassVar[str] = "task_failed"
-    task_name: str
-    agent_role: str | None = None
+    """``error_type``: the exception's class, when the failure was an exception."""
+
+    type: str = "task_failed"
+    task: Any = None
     error: str
+    error_type: builtins.type[BaseException] | None = None

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from crewgraph.events.base import BaseEvent
 
 __all__ = [
+    "FlowCreatedEvent",
     "FlowEvent",
+    "FlowFailedEvent",
     "FlowFinishedEvent",
     "FlowInputReceivedEvent",
     "FlowInputRequestedEvent",
     "FlowPausedEvent",
+    "FlowPlotEvent",
     "FlowStartedEvent",
     "HumanFeedbackReceivedEvent",
     "HumanFeedbackRequestedEvent",
@@ -24,26 +27,49 @@ __all__ = [
 class FlowEvent(BaseEvent):
     """The base of the flow and flow-method events: subscribe to it for all of a flow's events."""
 
-    event_type: ClassVar[str] = "flow"
+    type: str = "flow"
+    flow_name: str
+
+
+class FlowCreatedEvent(FlowEvent):
+    """A flow object was built (``Flow()``): published from its constructor."""
+
+    type: str = "flow_created"
+
+
+class FlowPlotEvent(FlowEvent):
+    """``flow.plot()`` drew the flow's graph."""
+
+    type: str = "flow_plot"
 
 
 class FlowStartedEvent(FlowEvent):
-    event_type: ClassVar[str] = "flow_started"
+    type: str = "flow_started"
     flow_name: str
     inputs: dict[str, Any] | None = None
 
 
 class FlowFinishedEvent(FlowEvent):
-    event_type: ClassVar[str] = "flow_finished"
+    type: str = "flow_finished"
     flow_name: str
     result: Any = None
+    state: Any = None
+    """A dict snapshot of the flow state at the end (as CrewAI's)."""
     duration_ms: float = 0.0
+
+
+class FlowFailedEvent(FlowEvent):
+    """The flow run raised: ``error`` is the exception."""
+
+    type: str = "flow_failed"
+    flow_name: str
+    error: Any
 
 
 class FlowPausedEvent(FlowEvent):
     """The run stopped to wait for a person: resume it with ``Flow.resume(run_id, answer)``."""
 
-    event_type: ClassVar[str] = "flow_paused"
+    type: str = "flow_paused"
     flow_name: str
     questions: list[str] = []
 
@@ -52,7 +78,7 @@ class MethodExecutionStartedEvent(FlowEvent):
     """A flow method is about to run. ``state``: a dict snapshot of the flow state as the
     method starts (a structured state dumped, as CrewAI's); ``params``: the arguments it is called with (``{"_0": trigger output}``)."""
 
-    event_type: ClassVar[str] = "method_execution_started"
+    type: str = "method_execution_started"
     flow_name: str
     method_name: str
     state: Any = None
@@ -62,7 +88,7 @@ class MethodExecutionStartedEvent(FlowEvent):
 class MethodExecutionFinishedEvent(FlowEvent):
     """A flow method returned; ``state`` is a dict snapshot of the flow state right after it."""
 
-    event_type: ClassVar[str] = "method_execution_finished"
+    type: str = "method_execution_finished"
     flow_name: str
     method_name: str
     result: Any = None
@@ -71,26 +97,26 @@ class MethodExecutionFinishedEvent(FlowEvent):
 
 
 class MethodExecutionFailedEvent(FlowEvent):
-    event_type: ClassVar[str] = "method_execution_failed"
+    type: str = "method_execution_failed"
     flow_name: str
     method_name: str
     error: str
 
 
-class FlowInputRequestedEvent(BaseEvent):
+class FlowInputRequestedEvent(FlowEvent):
     """``self.ask(message)`` is about to ask its input provider."""
 
-    event_type: ClassVar[str] = "flow_input_requested"
+    type: str = "flow_input_requested"
     flow_name: str
     method_name: str | None = None
     message: str
     metadata: dict[str, Any] | None = None
 
 
-class FlowInputReceivedEvent(BaseEvent):
+class FlowInputReceivedEvent(FlowEvent):
     """The answer to ``self.ask(message)`` (``response`` None: timed out or no answer)."""
 
-    event_type: ClassVar[str] = "flow_input_received"
+    type: str = "flow_input_received"
     flow_name: str
     method_name: str | None = None
     message: str
@@ -99,22 +125,24 @@ class FlowInputReceivedEvent(BaseEvent):
     response_metadata: dict[str, Any] | None = None
 
 
-class HumanFeedbackRequestedEvent(BaseEvent):
+class HumanFeedbackRequestedEvent(FlowEvent):
     """A ``@human_feedback`` method shows its output to a person."""
 
-    event_type: ClassVar[str] = "human_feedback_requested"
+    type: str = "human_feedback_requested"
     flow_name: str
     method_name: str
     output: Any = None
     message: str
     emit: list[str] | None = None
+    request_id: str | None = None
 
 
-class HumanFeedbackReceivedEvent(BaseEvent):
+class HumanFeedbackReceivedEvent(FlowEvent):
     """The person's feedback on a ``@human_feedback`` method (``outcome``: the label it chose)."""
 
-    event_type: ClassVar[str] = "human_feedback_received"
+    type: str = "human_feedback_received"
     flow_name: str
     method_name: str
     feedback: str
     outcome: str | None = None
+    request_id: str | None = None

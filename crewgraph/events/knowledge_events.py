@@ -9,11 +9,12 @@ Per task with knowledge: ``KnowledgeRetrievalStartedEvent``, then
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from crewgraph.events.base import BaseEvent
 
 __all__ = [
+    "KnowledgeEventBase",
     "KnowledgeQueryCompletedEvent",
     "KnowledgeQueryFailedEvent",
     "KnowledgeQueryStartedEvent",
@@ -23,38 +24,44 @@ __all__ = [
 ]
 
 
-class _KnowledgeEvent(BaseEvent):
-    source_type: str | None = "knowledge"
-    task_name: str | None = None
-    agent_role: str | None = None
+class KnowledgeEventBase(BaseEvent):
+    """The base of the knowledge events (emitted with ``source_type="knowledge"``)."""
+
+    type: str = "knowledge"
+    family_source_type: ClassVar[str | None] = "knowledge"
+    from_task: Any = None
+    from_agent: Any = None
+
+
+_KnowledgeEvent = KnowledgeEventBase
 
 
 class KnowledgeRetrievalStartedEvent(_KnowledgeEvent):
-    event_type: ClassVar[str] = "knowledge_search_query_started"
+    type: str = "knowledge_search_query_started"
 
 
 class KnowledgeRetrievalCompletedEvent(_KnowledgeEvent):
-    event_type: ClassVar[str] = "knowledge_search_query_completed"
+    type: str = "knowledge_search_query_completed"
     query: str
     retrieved_knowledge: str
 
 
 class KnowledgeQueryStartedEvent(_KnowledgeEvent):
-    event_type: ClassVar[str] = "knowledge_query_started"
+    type: str = "knowledge_query_started"
     task_prompt: str
 
 
 class KnowledgeQueryCompletedEvent(_KnowledgeEvent):
-    event_type: ClassVar[str] = "knowledge_query_completed"
+    type: str = "knowledge_query_completed"
     query: str
 
 
 class KnowledgeQueryFailedEvent(_KnowledgeEvent):
-    event_type: ClassVar[str] = "knowledge_query_failed"
+    type: str = "knowledge_query_failed"
     error: str
 
 
 class KnowledgeSearchQueryFailedEvent(_KnowledgeEvent):
-    event_type: ClassVar[str] = "knowledge_search_query_failed"
+    type: str = "knowledge_search_query_failed"
     query: str
     error: str

@@ -1,4 +1,4 @@
-"""Events of the unified memory (all with ``source_type="unified_memory"``)."""
+"""Events of the unified memory (emitted with ``source_type="unified_memory"``, as CrewAI's)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Any, ClassVar
 from crewgraph.events.base import BaseEvent
 
 __all__ = [
+    "MemoryBaseEvent",
     "MemoryQueryCompletedEvent",
     "MemoryQueryFailedEvent",
     "MemoryQueryStartedEvent",
     "MemoryRetrievalCompletedEvent",
+    "MemoryRetrievalFailedEvent",
     "MemoryRetrievalStartedEvent",
     "MemorySaveCompletedEvent",
     "MemorySaveFailedEvent",
@@ -18,56 +20,74 @@ __all__ = [
 ]
 
 
-class _MemoryEvent(BaseEvent):
-    source_type: str | None = "unified_memory"
+class MemoryBaseEvent(BaseEvent):
+    """The base of the memory events (subscribe to it for all of them)."""
+
+    type: str = "memory"
+    family_source_type: ClassVar[str | None] = "unified_memory"
+    from_task: Any = None
+    from_agent: Any = None
+
+
+_MemoryEvent = MemoryBaseEvent
 
 
 class MemoryQueryStartedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_query_started"
+    type: str = "memory_query_started"
     query: str
     limit: int = 0
+    score_threshold: float | None = None
 
 
 class MemoryQueryCompletedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_query_completed"
+    type: str = "memory_query_completed"
     query: str
     limit: int = 0
+    score_threshold: float | None = None
     results: Any = None
     query_time_ms: float = 0.0
 
 
 class MemoryQueryFailedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_query_failed"
+    type: str = "memory_query_failed"
     query: str
+    limit: int = 0
+    score_threshold: float | None = None
     error: str
 
 
 class MemorySaveStartedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_save_started"
+    type: str = "memory_save_started"
     value: str | None = None
     metadata: dict[str, Any] | None = None
 
 
 class MemorySaveCompletedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_save_completed"
+    type: str = "memory_save_completed"
     value: str | None = None
     metadata: dict[str, Any] | None = None
     save_time_ms: float = 0.0
 
 
 class MemorySaveFailedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_save_failed"
+    type: str = "memory_save_failed"
     value: str | None = None
+    metadata: dict[str, Any] | None = None
     error: str
 
 
 class MemoryRetrievalStartedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_retrieval_started"
-    task_id: str | None = None
+    type: str = "memory_retrieval_started"
 
 
 class MemoryRetrievalCompletedEvent(_MemoryEvent):
-    event_type: ClassVar[str] = "memory_retrieval_completed"
-    task_id: str | None = None
+    type: str = "memory_retrieval_completed"
     memory_content: str = ""
     retrieval_time_ms: float = 0.0
+
+
+class MemoryRetrievalFailedEvent(_MemoryEvent):
+    """Recalling memories for a task's prompt raised (the task runs without them)."""
+
+    type: str = "memory_retrieval_failed"
+    error: str

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from crewgraph.events.base import BaseEvent
 
@@ -16,13 +16,13 @@ __all__ = [
 
 
 class NodeStartedEvent(BaseEvent):
-    event_type: ClassVar[str] = "node_started"
+    type: str = "node_started"
     label: str | None = None
     attempt: int = 1
 
 
 class NodeFinishedEvent(BaseEvent):
-    event_type: ClassVar[str] = "node_finished"
+    type: str = "node_finished"
     label: str | None = None
     duration_ms: float = 0.0
     total_tokens: int = 0
@@ -31,10 +31,13 @@ class NodeFinishedEvent(BaseEvent):
     warning: str | None = None
     """The node finished but something it needed was missing (``info["warning"]``: a retrieval
     that found nothing, a tool that failed on every call, a recall over an empty memory)."""
+    handled_error: str | None = None
+    """A tool call that failed under its ``warn``/``ignore`` policy: the node completed (the model
+    was given the failure as the tool's result), and this is the failure."""
 
 
 class NodeFailedEvent(BaseEvent):
-    event_type: ClassVar[str] = "node_failed"
+    type: str = "node_failed"
     label: str | None = None
     error: str
     attempts: int = 1
@@ -42,7 +45,7 @@ class NodeFailedEvent(BaseEvent):
 
 
 class NodeRetriedEvent(BaseEvent):
-    event_type: ClassVar[str] = "node_retried"
+    type: str = "node_retried"
     label: str | None = None
     attempt: int
     wait_seconds: float
@@ -50,7 +53,7 @@ class NodeRetriedEvent(BaseEvent):
 
 
 class NodeSkippedEvent(BaseEvent):
-    event_type: ClassVar[str] = "node_skipped"
+    type: str = "node_skipped"
     label: str | None = None
     reason: str
     extra: dict[str, Any] = {}

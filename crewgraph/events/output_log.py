@@ -72,7 +72,7 @@ class OutputLogListener:
         if isinstance(event, TaskStartedEvent):
             entry["status"] = "started"
         elif isinstance(event, TaskCompletedEvent):
-            entry.update(status="completed", output=event.output)
+            entry.update(status="completed", output=getattr(event.output, "raw", event.output))
         else:
             entry.update(status="failed", error=getattr(event, "error", ""))
         self.write(entry)

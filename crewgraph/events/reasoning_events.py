@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any
 
 from crewgraph.events.base import BaseEvent
 
@@ -12,28 +12,25 @@ __all__ = ["AgentReasoningCompletedEvent", "AgentReasoningFailedEvent", "AgentRe
 class ReasoningEvent(BaseEvent):
     """The base of the agent-reasoning events: subscribe to it for all three."""
 
-    event_type: ClassVar[str] = "reasoning"
+    type: str = "reasoning"
+    attempt: int = 1
+    from_task: Any = None
+    from_agent: Any = None
 
 
 class AgentReasoningStartedEvent(ReasoningEvent):
-    event_type: ClassVar[str] = "agent_reasoning_started"
-    agent_role: str
-    task_name: str | None = None
+    type: str = "agent_reasoning_started"
     attempt: int = 1
 
 
 class AgentReasoningCompletedEvent(ReasoningEvent):
-    event_type: ClassVar[str] = "agent_reasoning_completed"
-    agent_role: str
-    task_name: str | None = None
+    type: str = "agent_reasoning_completed"
     plan: str
     ready: bool
     attempt: int = 1
 
 
 class AgentReasoningFailedEvent(ReasoningEvent):
-    event_type: ClassVar[str] = "agent_reasoning_failed"
-    agent_role: str
-    task_name: str | None = None
+    type: str = "agent_reasoning_failed"
     error: str
     attempt: int = 1

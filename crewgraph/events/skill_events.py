@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from crewgraph.events.base import BaseEvent
 
@@ -12,7 +12,7 @@ __all__ = ["SkillActivatedEvent", "SkillDiscoveryCompletedEvent", "SkillDiscover
 
 
 class SkillEvent(BaseEvent):
-    event_type: ClassVar[str] = "skill"
+    type: str = "skill"
     skill_name: str = ""
     skill_path: Path | None = None
     from_agent: Any = None
@@ -20,32 +20,32 @@ class SkillEvent(BaseEvent):
 
 
 class SkillDiscoveryStartedEvent(SkillEvent):
-    event_type: ClassVar[str] = "skill_discovery_started"
+    type: str = "skill_discovery_started"
     search_path: Path
 
 
 class SkillDiscoveryCompletedEvent(SkillEvent):
-    event_type: ClassVar[str] = "skill_discovery_completed"
+    type: str = "skill_discovery_completed"
     search_path: Path
     skills_found: int
     skill_names: list[str]
 
 
 class SkillLoadedEvent(SkillEvent):
-    event_type: ClassVar[str] = "skill_loaded"
+    type: str = "skill_loaded"
     disclosure_level: int = 1
 
 
 class SkillActivatedEvent(SkillEvent):
-    event_type: ClassVar[str] = "skill_activated"
+    type: str = "skill_activated"
     disclosure_level: int = 2
 
 
 class SkillLoadFailedEvent(SkillEvent):
-    event_type: ClassVar[str] = "skill_load_failed"
+    type: str = "skill_load_failed"
     error: str
 
 
 class SkillUsedEvent(SkillEvent):
-    event_type: ClassVar[str] = "skill_used"
+    type: str = "skill_used"
     disclosure_level: int = 1

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from crewgraph.events.base import BaseEvent
+from crewgraph.events.crew_events import CrewBaseEvent
 
 __all__ = [
     "CrewTestCompletedEvent",
@@ -18,51 +19,44 @@ __all__ = [
 ]
 
 
-class CrewTrainStartedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_train_started"
-    crew_name: str | None = None
+class CrewTrainStartedEvent(CrewBaseEvent):
+    type: str = "crew_train_started"
     n_iterations: int
     filename: str
     inputs: dict[str, Any] | None = None
 
 
-class CrewTrainCompletedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_train_completed"
-    crew_name: str | None = None
+class CrewTrainCompletedEvent(CrewBaseEvent):
+    type: str = "crew_train_completed"
     n_iterations: int
     filename: str
 
 
-class CrewTrainFailedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_train_failed"
-    crew_name: str | None = None
+class CrewTrainFailedEvent(CrewBaseEvent):
+    type: str = "crew_train_failed"
     error: str
 
 
-class CrewTestStartedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_test_started"
-    crew_name: str | None = None
+class CrewTestStartedEvent(CrewBaseEvent):
+    type: str = "crew_test_started"
     n_iterations: int
     eval_llm: Any = None
     inputs: dict[str, Any] | None = None
 
 
-class CrewTestCompletedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_test_completed"
-    crew_name: str | None = None
+class CrewTestCompletedEvent(CrewBaseEvent):
+    type: str = "crew_test_completed"
 
 
-class CrewTestFailedEvent(BaseEvent):
-    event_type: ClassVar[str] = "crew_test_failed"
-    crew_name: str | None = None
+class CrewTestFailedEvent(CrewBaseEvent):
+    type: str = "crew_test_failed"
     error: str
 
 
-class CrewTestResultEvent(BaseEvent):
+class CrewTestResultEvent(CrewBaseEvent):
     """One task's score in one ``Crew.test`` iteration."""
 
-    event_type: ClassVar[str] = "crew_test_result"
-    crew_name: str | None = None
+    type: str = "crew_test_result"
     quality: float
     execution_duration: float
     model: str
@@ -74,6 +68,6 @@ class TaskEvaluationEvent(BaseEvent):
     """A model is asked to evaluate work (``evaluation_type``: ``task_evaluation`` or
     ``training_data_evaluation``)."""
 
-    event_type: ClassVar[str] = "task_evaluation"
+    type: str = "task_evaluation"
     evaluation_type: str
     task: Any = None

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from crewgraph.compiler.flow_compiler import FlowSpec
     from crewgraph.graph.execution_graph import ExecutionGraph
 
-__all__ = ["PlanMixin"]
+__all__ = ["PlanMixin", "announce"]
 
 
 class PlanMixin:
@@ -54,6 +54,7 @@ class PlanMixin:
         result in the browser (CrewAI's order: ``plot(filename, show)``; crewgraph does not
         open a browser unless asked). Returns the written path."""
         graph = self.compile()
+        announce(self, "plot")
         if (format or Path(filename).suffix.lstrip(".")).lower() == "html":
             from crewgraph.export import plan_to_json
             from crewgraph.export.html import render_html
@@ -67,3 +68,13 @@ class PlanMixin:
 
             webbrowser.open(path.resolve().as_uri())
         return path
+
+
+def announce(flow: Any, kind: str) -> None:
+    """Publish ``FlowCreatedEvent`` / ``FlowPlotEvent`` for ``flow`` (built only for a listener)."""
+    from crewgraph.events import flow_events
+    from crewgraph.events.bus import crewgraph_event_bus
+
+    event_type = flow_events.FlowCreatedEvent if kind == "created" else flow_events.FlowPlotEvent
+    if crewgraph_event_bus.has_handlers(event_type):
+        crewgraph_event_bus.emit(flow, event_type(flow_name=flow.flow_name))

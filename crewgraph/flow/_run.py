@@ -25,7 +25,12 @@ from crewgraph._internal.run_context import current_run_id, run_scope
 from crewgraph._internal.usage_scope import UsageTotal, usage_scope
 from crewgraph.errors import NodeExecutionError
 from crewgraph.events.bus import crewgraph_event_bus
-from crewgraph.events.flow_events import FlowFinishedEvent, FlowPausedEvent, FlowStartedEvent
+from crewgraph.events.flow_events import (
+    FlowFailedEvent,
+    FlowFinishedEvent,
+    FlowPausedEvent,
+    FlowStartedEvent,
+)
 from crewgraph.flow._journal import Journal, load_replay
 from crewgraph.flow._spec import TRIGGER_PAYLOAD_KEYS
 from crewgraph.graph.node import Node
@@ -151,7 +156,8 @@ async def _kickoff_flow(
         event.run_id = run_id
         crewgraph_event_bus.emit(flow, event)
 
-    emit(FlowStartedEvent(flow_name=name, inputs=inputs or None))
+    if crewgraph_event_bus.has_handlers(FlowStartedEvent):
+        emit(FlowStartedEvent(flow_name=name, inputs=inputs or None))
     start = time.perf_counter()
     scheduler = Scheduler(
         graph,
@@ -177,6 +183,9 @@ async def _kickoff_flow(
         if writer is not None:
             writer.write_checkpoint("method_execution_failed")
         cause = exc.__cause__
+        if crewgraph_event_bus.has_handlers(FlowFailedEvent):
+            emit(FlowFailedEvent(flow_name=name, error=cause if isinstance(cause, Exception) else exc))
+            await crewgraph_event_bus.adrain()
         if exc.kind in _METHOD_KINDS and isinstance(cause, Exception):
             # Users catch what their method raised, as with CrewAI; say where it came from.
             cause.add_note(f"raised by method {exc.node_id!r} of flow {name!r} (run {run_id})")
@@ -186,6 +195,9 @@ async def _kickoff_flow(
         journal.finish("failed", error=f"{type(exc).__name__}: {exc}")
         if writer is not None:
             writer.write_checkpoint("method_execution_failed")
+        if crewgraph_event_bus.has_handlers(FlowFailedEvent):
+            emit(FlowFailedEvent(flow_name=name, error=exc))
+            await crewgraph_event_bus.adrain()
         raise
     finally:
         flow._drain_memory()
@@ -194,7 +206,8 @@ async def _kickoff_flow(
         pending = journal.pause(result_of_run.paused)
         if writer is not None:
             writer.write_checkpoint("flow_paused")
-        emit(FlowPausedEvent(flow_name=name, questions=[q.question for q in pending.questions]))
+        if crewgraph_event_bus.has_handlers(FlowPausedEvent):
+            emit(FlowPausedEvent(flow_name=name, questions=[q.question for q in pending.questions]))
         await crewgraph_event_bus.adrain()
         for paused in result_of_run.paused.values():
             feedback = paused.get("feedback_pending")
@@ -207,6 +220,19 @@ async def _kickoff_flow(
     if writer is not None:
         writer.write_checkpoint("flow_finished")
     result = outputs[-1] if outputs else None
-    emit(FlowFinishedEvent(flow_name=name, result=result, duration_ms=(time.perf_counter() - start) * 1000))
+    if crewgraph_event_bus.has_handlers(FlowFinishedEvent):
+        emit(FlowFinishedEvent(flow_name=name, result=result, state=_state_dict(flow.state),
+                               duration_ms=(time.perf_counter() - start) * 1000))
     await crewgraph_event_bus.adrain()  # sync handlers run off the loop: let them finish
     return result
+
+
+def _state_dict(state: Any) -> Any:
+    """The flow state as a dict snapshot for ``FlowFinishedEvent`` (as CrewAI's)."""
+    dump = getattr(state, "model_dump", None)
+    if callable(dump):
+        return dump()
+    try:
+        return dict(state)
+    except (TypeError, ValueError):
+        return state

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from crewgraph.flow._kickoff_api import KickoffMixin
 from crewgraph.flow._memory import FlowMemoryMixin
 from crewgraph.flow._people_api import PeopleMixin
-from crewgraph.flow._plan_api import PlanMixin
+from crewgraph.flow._plan_api import PlanMixin, announce
 from crewgraph.flow._sentinels import UNSET
 from crewgraph.flow._settings import apply_settings
 from crewgraph.flow._spec import build_spec, flow_methods
@@ -187,6 +187,7 @@ class Flow(
         self._input_lock = threading.Lock()
         self._pending_context: PendingFeedbackContext | None = None
         self._pending_store: FlowPersistence | None = None
+        announce(self, "created")
 
     # ------------------------------------------------------------------ what a run leaves
     @property

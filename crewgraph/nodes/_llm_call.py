@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 from pydantic import BaseModel
@@ -14,6 +15,7 @@ from crewgraph.events.llm_events import (
     LLMCallCompletedEvent,
     LLMCallFailedEvent,
     LLMCallStartedEvent,
+    LLMCallType,
 )
 from crewgraph.graph.context import NodeContext
 from crewgraph.hooks import _registry as _hooks
@@ -95,13 +97,19 @@ async def call_llm(
     tracer = getattr(ctx.emit, "llm_tracer", None)
     listens = getattr(ctx.emit, "listens", ctx.wants)
     tool_names = [t.name for t in tools or ()]
+    streaming = stream is not None and response_model is None
     model_name = response_model.__name__ if response_model else None
+    call_id: str | None = None  # CrewAI's id shared by the call's events (made only for a listener)
     if listens(LLMCallStartedEvent):
-        ctx.emit(LLMCallStartedEvent(model=llm.model, messages=messages, tools=tool_names, response_model=model_name))
+        call_id = _new_call_id()
+        ctx.emit(LLMCallStartedEvent(
+            model=llm.model, messages=messages, tools=tool_names, response_model=model_name, call_id=call_id,
+            from_task=task, from_agent=agent, stream=streaming,
+            **_sampling(llm, options),
+        ))
     elif tracer is not None:
         tracer.started(ctx.node_id, llm.model, tool_names, model_name, messages)
     start = time.perf_counter()
-    streaming = stream is not None and response_model is None
     extra: dict[str, Any] = dict(options or {})
     if streaming:
         extra["on_chunk"] = stream
@@ -111,7 +119,8 @@ async def call_llm(
     except Exception as exc:
         status_code = getattr(exc, "status_code", None)
         if listens(LLMCallFailedEvent):
-            ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=status_code))
+            ctx.emit(LLMCallFailedEvent(model=llm.model, error=str(exc), status_code=status_code,
+                                        call_id=call_id or _new_call_id(), from_task=task, from_agent=agent))
         elif tracer is not None:
             tracer.failed(ctx.node_id, str(exc), status_code)
         if isinstance(exc, LLMError):
@@ -126,7 +135,15 @@ async def call_llm(
         ctx.emit(
             LLMCallCompletedEvent(
                 model=llm.model,
+                call_id=call_id or _new_call_id(),
+                from_task=task,
+                from_agent=agent,
+                messages=messages,
                 response=reply.content if reply.parsed is None else reply.parsed.model_dump_json(),
+                call_type=LLMCallType.TOOL_CALL if reply.tool_calls else LLMCallType.LLM_CALL,
+                usage={"prompt_tokens": reply.usage.prompt_tokens,
+                       "completion_tokens": reply.usage.completion_tokens,
+                       "total_tokens": reply.usage.total_tokens},
                 tool_calls=[c.name for c in reply.tool_calls],
                 prompt_tokens=reply.usage.prompt_tokens,
                 completion_tokens=reply.usage.completion_tokens,
@@ -145,6 +162,29 @@ async def call_llm(
             finish_reason=reply.finish_reason,
         )
     return reply
+
+
+def _new_call_id() -> str:
+    return uuid.uuid4().hex
+
+
+_SAMPLING = ("temperature", "top_p", "max_tokens", "seed", "frequency_penalty", "presence_penalty", "n")
+
+
+def _sampling(llm: Any, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The call's sampling settings for ``LLMCallStartedEvent`` (CrewAI's fields): the model's
+    own, overridden by this call's ``options``."""
+    found: dict[str, Any] = {}
+    for name in _SAMPLING:
+        value = (options or {}).get(name, getattr(llm, name, None))
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            found[name] = value
+    stop = getattr(llm, "stop", None)
+    if isinstance(stop, str):
+        found["stop_sequences"] = [stop]
+    elif isinstance(stop, list | tuple) and all(isinstance(x, str) for x in stop):
+        found["stop_sequences"] = list(stop)
+    return found
 
 
 async def _after_hooks(ctx: NodeContext, hook_context: LLMCallHookContext, reply: LLMResponse) -> LLMResponse:

@@ -16,6 +16,11 @@ import logging
 from typing import Any
 
 from crewgraph.errors import LLMError
+from crewgraph.events.llm_events import (
+    ContextWindowSummarizationCompletedEvent,
+    ContextWindowSummarizationFailedEvent,
+    ContextWindowSummarizationStartedEvent,
+)
 from crewgraph.graph.context import NodeContext
 from crewgraph.llm import _served_window as served
 from crewgraph.nodes import _context_window as window
@@ -62,16 +67,23 @@ class ContextWindowSteps:
             if budget is None:
                 return UsageMetrics()
         used = UsageMetrics()
+        said = _Summarization(ctx, self.task_name, self.agent_role, len(loop.messages))
 
         async def summarize(text: str) -> str:
             nonlocal used
             own = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
+            said.started(getattr(own, "model", None))
             prompt = [{"role": "system", "content": window.SUMMARY_PROMPT}, {"role": "user", "content": text}]
-            reply = await call_llm(ctx, own, prompt, rpm_keys=self.rpm_keys)
+            try:
+                reply = await call_llm(ctx, own, prompt, rpm_keys=self.rpm_keys)
+            except Exception as exc:
+                said.failed(exc)
+                raise
             used = used.add(reply.usage)
             return reply.content or ""
 
         fitted = await window.fit_messages(loop.messages, max(budget, 256), summarize)
+        said.completed(len(fitted) if fitted is not None else None)
         if fitted is not None:
             _log.info(
                 "task %r: conversation of ~%d tokens shortened to ~%d to fit the model's context window",
@@ -124,3 +136,41 @@ class ContextWindowSteps:
         )
         err.retryable = False
         return err
+
+
+class _Summarization:
+    """CrewAI's ``ContextWindowSummarization*Event``s of one fitting: started with the first
+    summary call, then completed, or failed when a summary call raised (the older turns are
+    dropped instead). Built only for a listener."""
+
+    __slots__ = ("_ctx", "_labels", "_messages", "_model", "_state")
+
+    def __init__(self, ctx: NodeContext, task_name: str | None, agent_role: str | None, messages: int) -> None:
+        self._ctx, self._messages = ctx, messages
+        self._labels = {"task_name": task_name, "agent_role": agent_role}
+        self._model: str | None = None
+        self._state = "idle"
+
+    def started(self, model: str | None) -> None:
+        if self._state != "idle":
+            return
+        self._state, self._model = "started", model
+        if self._ctx.wants(ContextWindowSummarizationStartedEvent):
+            self._ctx.emit(ContextWindowSummarizationStartedEvent(
+                model=model, message_count=self._messages, **self._labels))
+
+    def failed(self, exc: BaseException) -> None:
+        if self._state != "started":
+            return
+        self._state = "failed"
+        if self._ctx.wants(ContextWindowSummarizationFailedEvent):
+            self._ctx.emit(ContextWindowSummarizationFailedEvent(
+                model=self._model, error=f"{type(exc).__name__}: {exc}", **self._labels))
+
+    def completed(self, remaining: int | None) -> None:
+        if self._state != "started":
+            return
+        self._state = "completed"
+        if self._ctx.wants(ContextWindowSummarizationCompletedEvent):
+            self._ctx.emit(ContextWindowSummarizationCompletedEvent(
+                model=self._model, message_count=self._messages, remaining_count=remaining, **self._labels))

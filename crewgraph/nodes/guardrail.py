@@ -126,7 +126,10 @@ class GuardrailNode(Node):
         self, ctx: NodeContext, check: Any, output: TaskOutput, retry_count: int
     ) -> tuple[bool, Any, UsageMetrics | None]:
         name = guardrail_name(check)
-        ctx.emit(GuardrailStartedEvent(task_name=self.task_name, guardrail=name, retry_count=retry_count))
+        kind = "llm" if isinstance(check, str) else "function"
+        if ctx.wants(GuardrailStartedEvent):
+            ctx.emit(GuardrailStartedEvent(task_name=self.task_name, guardrail=name, guardrail_name=name,
+                                           guardrail_type=kind, retry_count=retry_count))
         spent: UsageMetrics | None = None
         try:
             if isinstance(check, str):
@@ -152,16 +155,19 @@ class GuardrailNode(Node):
             ok, value = False, f"guardrail raised {type(exc).__name__}: {exc}"
         except Exception as exc:
             ok, value = False, f"guardrail raised {type(exc).__name__}: {exc}"
-        ctx.emit(
-            GuardrailCompletedEvent(
-                task_name=self.task_name,
-                guardrail=name,
-                success=ok,
-                result=value if ok else None,
-                error=None if ok else str(value),
-                retry_count=retry_count,
+        if ctx.wants(GuardrailCompletedEvent):
+            ctx.emit(
+                GuardrailCompletedEvent(
+                    task_name=self.task_name,
+                    guardrail=name,
+                    guardrail_name=name,
+                    guardrail_type=kind,
+                    success=ok,
+                    result=value if ok else None,
+                    error=None if ok else str(value),
+                    retry_count=retry_count,
+                )
             )
-        )
         return ok, value, spent
 
     async def _judge(self, ctx: NodeContext, requirement: str, output: TaskOutput) -> tuple[bool, Any, UsageMetrics]:

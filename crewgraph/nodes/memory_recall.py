@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from crewgraph._internal.interpolate import interpolate
 from crewgraph.events.memory_events import (
     MemoryRetrievalCompletedEvent,
+    MemoryRetrievalFailedEvent,
     MemoryRetrievalStartedEvent,
 )
 from crewgraph.graph.context import NodeContext
@@ -49,14 +50,20 @@ class MemoryRecallNode(Node):
         if memory is None:
             return NodeResult(output="", info={"matches": 0})
         query = interpolate(self.query, ctx.inputs)
-        ctx.emit(MemoryRetrievalStartedEvent(task_id=self.task_name))
+        if ctx.wants(MemoryRetrievalStartedEvent):
+            ctx.emit(MemoryRetrievalStartedEvent(task_name=self.task_name))
         start = time.perf_counter()
-        matches = await asyncio.to_thread(memory.recall, query, limit=self.limit, depth="shallow")
+        try:
+            matches = await asyncio.to_thread(memory.recall, query, limit=self.limit, depth="shallow")
+        except Exception as exc:
+            if ctx.wants(MemoryRetrievalFailedEvent):
+                ctx.emit(MemoryRetrievalFailedEvent(task_name=self.task_name, error=f"{type(exc).__name__}: {exc}"))
+            raise
         content = format_memories(list(matches))
         elapsed = (time.perf_counter() - start) * 1000
-        ctx.emit(
-            MemoryRetrievalCompletedEvent(task_id=self.task_name, memory_content=content, retrieval_time_ms=elapsed)
-        )
+        if ctx.wants(MemoryRetrievalCompletedEvent):
+            ctx.emit(MemoryRetrievalCompletedEvent(task_name=self.task_name, memory_content=content,
+                                                   retrieval_time_ms=elapsed))
         info: dict[str, Any] = {"matches": len(matches)}
         if not matches and _is_empty(memory):
             info["warning"] = "memory is empty: nothing to recall"

@@ -223,18 +223,19 @@ class TracingListener:
         if node_span is not None and e.agent_role:
             node_span.set_attribute("gen_ai.agent.name", e.agent_role)
             node_span.update_name(f"invoke_agent {e.agent_role}")
-        key = (e.node_id or e.task_name).split(".")[0]
+        name = e.task_name or ""
+        key = (e.node_id or name).split(".")[0]
         span = self._task_span(key, e)
         if span is None or e.task_name in self._task_keys:
             return  # not in a crew, or a redo after a guardrail said no: the same task
-        span.update_name(f"task {e.task_name}")
-        span.set_attribute("crewgraph.task.name", e.task_name)
+        span.update_name(f"task {name}")
+        span.set_attribute("crewgraph.task.name", name)
         if e.agent_role:
             span.set_attribute("gen_ai.agent.name", e.agent_role)
-        self._task_keys[e.task_name] = key
+        self._task_keys[name] = key
 
     def _task_done(self, e: TaskCompletedEvent | TaskFailedEvent) -> None:
-        key = self._task_keys.get(e.task_name)
+        key = self._task_keys.get(e.task_name or "")
         span = self._tasks.get(key) if key is not None else None
         if span is None or key is None:
             return

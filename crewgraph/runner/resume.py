@@ -31,6 +31,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from crewgraph.checkpoint._events import restore_outputs
 from crewgraph.checkpoint.config import CheckpointConfig
 from crewgraph.checkpoint.setup import (
     FACTORY_META_KEY,
@@ -135,7 +136,7 @@ def _resolve_crew(
     inputs = {**((stored or {}).get("inputs") or {}), **inputs}  # given inputs override the run's
     graph = compile_plan(crew, inputs)
     fingerprint = plan_fingerprint(crew, graph, inputs)
-    restored = {k: v for k, v in store.completed(run_id).items() if k in graph}
+    restored = {k: v for k, v in restore_outputs(store, run_id).items() if k in graph}
     if stored is not None:
         _check_plan(run_id, stored, fingerprint, restored, _placeholders(crew, graph))
     elif restored:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.outputs import LiteAgentOutput, TaskOutput
 from crewgraph.runner.crew_run import run_crew
 from crewgraph.spec.crew import CrewSpec
@@ -96,8 +97,14 @@ async def kickoff_agent(
         input_files=dict(input_files or {}),
     )
     crew = CrewSpec(agents=[agent], tasks=[task], name=agent.role, checkpoint=agent.checkpoint)
-    output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
+    said = _LiteAgentEvents(agent, messages)
+    try:
+        output = await run_crew(crew, {}, plan_hook=lambda graph: _converse(graph, agent, conversation, response_format))
+    except Exception as exc:
+        await said.error(exc)
+        raise
     result = output.tasks_output[0]
+    await said.completed(result.raw)
     return LiteAgentOutput(
         raw=result.raw,
         pydantic=result.pydantic,
@@ -106,6 +113,44 @@ async def kickoff_agent(
         messages=list(result.messages),
         tool_failures=list(result.tool_failures),
     )
+
+
+class _LiteAgentEvents:
+    """CrewAI's ``LiteAgentExecution*Event``s around one ``Agent.kickoff`` (built for listeners only)."""
+
+    def __init__(self, agent: Agent, messages: str | list[dict[str, Any]]) -> None:
+        from crewgraph.events.agent_events import LiteAgentExecutionStartedEvent
+
+        self.agent = agent
+        self.info: dict[str, Any] | None = None
+        if crewgraph_event_bus.has_handlers(LiteAgentExecutionStartedEvent):
+            self._emit(LiteAgentExecutionStartedEvent(
+                agent_info=self._info(), messages=messages, tools=[t.name for t in agent.tools or ()]))
+
+    def _info(self) -> dict[str, Any]:
+        if self.info is None:
+            a = self.agent
+            self.info = {"id": str(a.id), "role": a.role, "goal": a.goal, "backstory": a.backstory,
+                         "tools": [t.name for t in a.tools or ()], "verbose": bool(a.verbose)}
+        return self.info
+
+    def _emit(self, event: Any) -> None:
+        event.agent_id, event.agent_role = str(self.agent.id), self.agent.role
+        crewgraph_event_bus.emit(self.agent, event)
+
+    async def completed(self, output: str) -> None:
+        from crewgraph.events.agent_events import LiteAgentExecutionCompletedEvent
+
+        if crewgraph_event_bus.has_handlers(LiteAgentExecutionCompletedEvent):
+            self._emit(LiteAgentExecutionCompletedEvent(agent_info=self._info(), output=output))
+            await crewgraph_event_bus.adrain()  # handlers have seen it when kickoff returns
+
+    async def error(self, exc: BaseException) -> None:
+        from crewgraph.events.agent_events import LiteAgentExecutionErrorEvent
+
+        if crewgraph_event_bus.has_handlers(LiteAgentExecutionErrorEvent):
+            self._emit(LiteAgentExecutionErrorEvent(agent_info=self._info(), error=str(exc)))
+            await crewgraph_event_bus.adrain()
 
 
 def _converse(

@@ -59,9 +59,9 @@ def task_done(crew: CrewSpec, task: Task, output: TaskOutput, inputs: dict[str, 
     """The task's output file, ``TaskCompletedEvent`` and ``task.output``; its callbacks run
     after this, off the scheduler's thread (``runner.task_callbacks``)."""
     write_output_file(task, output, inputs)
-    if crewgraph_event_bus.has_handlers(TaskCompletedEvent):  # nobody listens: build no event
+    if crewgraph_event_bus.has_handlers(TaskCompletedEvent):
         event = TaskCompletedEvent(task_name=output.name or task.display_name(), agent_role=output.agent,
-                                   output=output.raw)
+                                   task_id=str(task.id), task=task, output=output)
         event.run_id = run_id
         crewgraph_event_bus.emit(crew, event)
     task.record_output(output)

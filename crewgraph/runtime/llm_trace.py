@@ -94,10 +94,12 @@ class LLMCallTracer:
         are ignored. This is the path of events that were built anyway: a listener wants
         them, or they come back from a remote worker."""
         if isinstance(event, LLMCallStartedEvent):
-            self.started(node_id, event.model, event.tools, event.response_model, event.messages)
+            messages = event.messages if isinstance(event.messages, list) else None
+            self.started(node_id, event.model or "", [str(t) for t in event.tools or ()], event.response_model,
+                         messages)
         elif isinstance(event, LLMCallCompletedEvent):
             self.completed(
-                node_id, event.model, duration_ms=event.duration_ms, prompt_tokens=event.prompt_tokens,
+                node_id, event.model or "", duration_ms=event.duration_ms, prompt_tokens=event.prompt_tokens,
                 completion_tokens=event.completion_tokens, total_tokens=event.total_tokens,
                 tool_calls=event.tool_calls, response=event.response, finish_reason=event.finish_reason,
             )

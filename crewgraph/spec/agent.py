@@ -65,9 +65,6 @@ class Agent(BaseAgent):
     )
     guardrail_max_retries: int = Field(default=3, ge=0, description="Redos the agent's guardrail allows")
     embedder: Annotated[Any, JSON_NAMED] = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
-    checkpoint: Annotated[Any, JSON_NAMED] = Field(
-        default=None, description="CheckpointConfig/True for this agent's own kickoff (in a crew, the crew's setting applies)"
-    )
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
 
     @field_validator("date_format")
@@ -135,23 +132,6 @@ class Agent(BaseAgent):
     ) -> "LiteAgentOutput":
         """CrewAI's native async kickoff: :meth:`kickoff_async`."""
         return await self.kickoff_async(messages, response_format, input_files, from_checkpoint)
-
-    @classmethod
-    def from_checkpoint(cls, config: Any) -> "Agent":
-        """The agent recorded in the checkpoint ``config.restore_from`` names (one of CrewAI's
-        checkpoint files or ``<database>#<id>``, written by an agent's or a one-agent crew's run),
-        checkpointing its later runs next to it. A solo kickoff is one step, checkpointed when it
-        ends: the restored agent's next ``kickoff`` is a new run."""
-        from crewgraph.state.restore import agent_from_checkpoint
-
-        return agent_from_checkpoint(cls, config)
-
-    @classmethod
-    def fork(cls, config: Any, branch: str | None = None) -> "Agent":
-        """:meth:`from_checkpoint`, its later checkpoints written on branch ``branch``."""
-        from crewgraph.state.restore import agent_from_checkpoint
-
-        return agent_from_checkpoint(cls, config, fork=True, branch=branch)
 
     # ------------------------------------------------------------------ BaseAgent's contract
     def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:

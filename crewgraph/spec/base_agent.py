@@ -23,7 +23,7 @@ through the same convert / guardrail / memory nodes as any task's.
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     UUID4,
@@ -80,6 +80,9 @@ class BaseAgent(BaseAgentAPI, BaseModel, ABC):
     max_iter: int = Field(default=25, ge=1)
     llm: Annotated[Any, JSON_NAMED] = Field(default=None, description="Model name or BaseLLM; None uses the crew's")
     memory: Annotated[Any, JSON_NAMED] = Field(default=None, description="bool, Memory, MemoryScope or MemorySlice")
+    checkpoint: Annotated[Any, JSON_NAMED] = Field(
+        default=None, description="CheckpointConfig/True for this agent's own kickoff (in a crew, the crew's setting applies)"
+    )
     security_config: SecurityConfigField = Field(
         default_factory=SecurityConfig, description="Security settings: the fingerprint that identifies it"
     )
@@ -147,6 +150,23 @@ class BaseAgent(BaseAgentAPI, BaseModel, ABC):
     )
     _validate_tools = field_validator("tools", mode="before")(classmethod(lambda cls, v: check_tools(v)))
     _validate_base_llm = field_validator("llm", mode="before")(classmethod(lambda cls, v: check_llm(v)))
+
+    @classmethod
+    def from_checkpoint(cls, config: Any) -> Self:
+        """The agent recorded in the checkpoint ``config.restore_from`` names (one of CrewAI's
+        checkpoint files or ``<database>#<id>``, written by an agent's or a one-agent crew's run),
+        checkpointing its later runs next to it. A solo kickoff is one step, checkpointed when it
+        ends: the restored agent's next ``kickoff`` is a new run."""
+        from crewgraph.state.restore import agent_from_checkpoint
+
+        return agent_from_checkpoint(cls, config)
+
+    @classmethod
+    def fork(cls, config: Any, branch: str | None = None) -> Self:
+        """:meth:`from_checkpoint`, its later checkpoints written on branch ``branch``."""
+        from crewgraph.state.restore import agent_from_checkpoint
+
+        return agent_from_checkpoint(cls, config, fork=True, branch=branch)
 
     @abstractmethod
     def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:

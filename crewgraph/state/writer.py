@@ -20,6 +20,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from crewgraph.checkpoint._events import emit_checkpoint, records_crewai_checkpoints
+from crewgraph.events.checkpoint_events import (
+    CheckpointCompletedEvent,
+    CheckpointFailedEvent,
+    CheckpointPrunedEvent,
+    CheckpointStartedEvent,
+)
+
 __all__ = ["CheckpointWriter", "crewai_config", "writer_for"]
 
 _FLOW_DEFAULT = frozenset({"task_completed", "method_execution_finished"})
@@ -49,6 +57,7 @@ class CheckpointWriter:
         self.events: dict[str, Any] = {}
         self.written: list[str] = []
         self._lock = threading.Lock()
+        records_crewai_checkpoints(run_id)
 
     def wants(self, trigger: str) -> bool:
         events = set(self.config.on_events)
@@ -76,12 +85,44 @@ class CheckpointWriter:
             state._crewgraph = {"store": self.store, "run_id": self.run_id, "trigger": trigger,
                                 "completed": list(self.completed)}
             location = self.config.write_location()
-            written = state.checkpoint(location)
+            said = _Said(self, location, trigger)
+            try:
+                written = state.checkpoint(location)
+            except Exception as exc:
+                said.failed(exc)
+                raise
+            said.completed(state._checkpoint_id or written)
             self.parent_id = state._checkpoint_id
             if self.config.max_checkpoints:
-                self.config.provider.prune(location, self.config.max_checkpoints, branch=self.branch)
+                removed = self.config.provider.prune(location, self.config.max_checkpoints, branch=self.branch)
+                said.pruned(removed, self.config.max_checkpoints)
             self.written.append(written)
             return written
+
+
+class _Said:
+    """CrewAI's ``Checkpoint*Event``s of one record write (built only for a listener)."""
+
+    def __init__(self, writer: CheckpointWriter, location: str, trigger: str) -> None:
+        self.writer = writer
+        self.fields = {"location": str(location), "trigger": trigger, "branch": writer.branch,
+                       "parent_id": writer.parent_id,
+                       "provider": str(getattr(writer.config.provider, "provider_type", "")) or "json"}
+        self.started = time.perf_counter()
+        emit_checkpoint(writer.entity, CheckpointStartedEvent, writer.run_id, **self.fields)
+
+    def failed(self, exc: BaseException) -> None:
+        emit_checkpoint(self.writer.entity, CheckpointFailedEvent, self.writer.run_id, **self.fields,
+                        error=f"{type(exc).__name__}: {exc}")
+
+    def completed(self, checkpoint_id: str) -> None:
+        emit_checkpoint(self.writer.entity, CheckpointCompletedEvent, self.writer.run_id, **self.fields,
+                        checkpoint_id=checkpoint_id, duration_ms=(time.perf_counter() - self.started) * 1000)
+
+    def pruned(self, removed: Any, kept: int) -> None:
+        if isinstance(removed, int) and removed > 0:
+            emit_checkpoint(self.writer.entity, CheckpointPrunedEvent, self.writer.run_id, **self.fields,
+                            removed_count=removed, max_checkpoints=kept)
 
 
 def writer_for(entity: Any, run_id: str, store: str | Path | None, *candidates: Any) -> CheckpointWriter | None:

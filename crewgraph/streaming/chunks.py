@@ -39,14 +39,14 @@ class ToolCallChunk(BaseModel):
     """
 
     tool_id: str | None = None
-    tool_name: str = ""
+    tool_name: str | None = None
     arguments: str = ""
     index: int = 0
 
     @property
     def name(self) -> str:
-        """The tool's name (``tool_name``)."""
-        return self.tool_name
+        """The tool's name (``tool_name``; "" while unknown)."""
+        return self.tool_name or ""
 
 
 class StreamChunk(BaseModel):

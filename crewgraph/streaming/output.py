@@ -1,4 +1,5 @@
-"""``CrewStreamingOutput``: what ``kickoff`` returns when ``Crew(stream=True)``.
+"""``CrewStreamingOutput``: what ``kickoff`` returns when ``Crew(stream=True)`` (and its base,
+``StreamingOutputBase``, which ``FlowStreamingOutput`` shares).
 
 Iterate it (``for`` or ``async for``) to get :class:`StreamChunk`s as the
 models produce them, then read ``.result``. The run is started by the first
@@ -23,7 +24,7 @@ import contextvars
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from crewgraph.errors import RunCancelledError
 from crewgraph.streaming._channel import Channel, End
@@ -32,10 +33,12 @@ from crewgraph.streaming.chunks import StreamChunk, StreamChunkType
 if TYPE_CHECKING:
     from crewgraph.outputs import CrewOutput
 
-__all__ = ["CrewStreamingOutput"]
+__all__ = ["CrewStreamingOutput", "FlowStreamingOutput", "StreamingOutputBase", "T"]
 
-Runner = Callable[[Callable[[StreamChunk], None]], Coroutine[Any, Any, list["CrewOutput"]]]
-"""Runs the crew(s), handing every chunk to its argument; returns one output per run."""
+T = TypeVar("T")
+
+Runner = Callable[[Callable[[StreamChunk], None]], Coroutine[Any, Any, list[Any]]]
+"""Runs the crew(s) or the flow, handing every chunk to its argument; returns one output per run."""
 
 _NOT_DONE = (
     "the stream has not finished: iterate over all of its chunks (`for chunk in streaming` or "
@@ -43,8 +46,8 @@ _NOT_DONE = (
 )
 
 
-class CrewStreamingOutput:
-    """The chunks of a streaming crew run as they arrive, then its result.
+class StreamingOutputBase(Generic[T]):
+    """The chunks of a streaming run as they arrive, then its result.
 
     - ``for chunk in streaming`` / ``async for chunk in streaming``: each
       :class:`StreamChunk` once, in arrival order. Breaking out and iterating
@@ -66,7 +69,7 @@ class CrewStreamingOutput:
         self._channel = Channel()
         self._lock = threading.Lock()
         self._chunks: list[StreamChunk] = []
-        self._results: list[CrewOutput] | None = None
+        self._results: list[T] | None = None
         self._error: BaseException | None = None
         self._completed = False
         self._cancelled = False
@@ -115,17 +118,16 @@ class CrewStreamingOutput:
 
     # ------------------------------------------------------------------ results
     @property
-    def result(self) -> CrewOutput:
+    def result(self) -> T:
         """The run's output; raises until the stream is consumed, and the run's error if it failed."""
-        results = self.results
+        results = self._all_results()
         if len(results) != 1:
             raise RuntimeError(
                 f"this stream merges {len(results)} runs (kickoff_for_each_async): read .results"
             )
         return results[0]
 
-    @property
-    def results(self) -> list[CrewOutput]:
+    def _all_results(self) -> list[T]:
         """One output per run, in input order (a single kickoff has one)."""
         if self._error is not None:
             raise self._error
@@ -214,7 +216,7 @@ class CrewStreamingOutput:
         if self._on_loop and task is not None and task.get_loop() is asyncio.get_running_loop():
             await asyncio.gather(task, return_exceptions=True)
 
-    def __enter__(self) -> CrewStreamingOutput:
+    def __enter__(self) -> Any:
         return self
 
     def __exit__(
@@ -222,7 +224,7 @@ class CrewStreamingOutput:
     ) -> None:
         self.close()
 
-    async def __aenter__(self) -> CrewStreamingOutput:
+    async def __aenter__(self) -> Any:
         return self
 
     async def __aexit__(
@@ -234,7 +236,52 @@ class CrewStreamingOutput:
         state = "cancelled" if self._cancelled else "completed" if self._completed else (
             "running" if self._started else "not started"
         )
-        return f"CrewStreamingOutput({state}, runs={self._runs}, chunks={len(self._chunks)})"
+        return f"{type(self).__name__}({state}, runs={self._runs}, chunks={len(self._chunks)})"
+
+
+class CrewStreamingOutput(StreamingOutputBase["CrewOutput"]):
+    """A streaming crew run (``Crew(stream=True).kickoff()``); ``results`` for merged runs."""
+
+    @property
+    def results(self) -> list[CrewOutput]:
+        """One output per run, in input order (a single kickoff has one)."""
+        return self._all_results()
+
+
+class FlowStreamingOutput(StreamingOutputBase[Any]):
+    """A streaming flow run: the model chunks of its crews and agents, then the flow's result."""
+
+    @classmethod
+    def from_run(cls, run: Callable[[], Coroutine[Any, Any, Any]], *, on_loop: bool = False) -> FlowStreamingOutput:
+        """The stream of ``run`` (a flow's kickoff): every model delta published on the event bus
+        while it goes becomes a :class:`StreamChunk`; its return value is the result."""
+
+        async def runner(put: Callable[[StreamChunk], None]) -> list[Any]:
+            from crewgraph.events.bus import crewgraph_event_bus
+            from crewgraph.events.llm_events import LLMStreamChunkEvent
+
+            def on_delta(_source: Any, event: LLMStreamChunkEvent) -> None:
+                put(_chunk_of(event))
+
+            crewgraph_event_bus.register_handler(LLMStreamChunkEvent, on_delta, inline=True)
+            try:
+                return [await run()]
+            finally:
+                crewgraph_event_bus.off(LLMStreamChunkEvent, on_delta)
+
+        return cls(runner, on_loop=on_loop)
+
+
+def _chunk_of(event: Any) -> StreamChunk:
+    from crewgraph.streaming.chunks import ToolCallChunk
+
+    call = event.tool_call
+    tool = None if call is None else ToolCallChunk(tool_id=getattr(call, "id", None), tool_name=getattr(call, "name", None),
+                                                   arguments=getattr(call, "arguments", "") or "",
+                                                   index=getattr(call, "index", 0) or 0)
+    return StreamChunk(content=event.chunk, chunk_type=StreamChunkType(event.chunk_type), task_name=event.task_name or "",
+                       agent_role=event.agent_role or "", task_id=event.task_id or "", agent_id=event.agent_id or "",
+                       tool_call=tool)
 
 
 def _cancelled() -> RunCancelledError:

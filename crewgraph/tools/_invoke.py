@@ -12,16 +12,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from crewgraph.errors import ToolExecutionFailedError
+from crewgraph.events.base import BaseEvent
 from crewgraph.events.tool_events import (
+    ToolExecutionErrorEvent,
     ToolFailureDetectedEvent,
+    ToolSelectionErrorEvent,
     ToolUsageErrorEvent,
     ToolUsageFinishedEvent,
     ToolUsageStartedEvent,
+    ToolValidateInputErrorEvent,
 )
 from crewgraph.hooks import _registry as _hooks
 from crewgraph.hooks.types import HookAgent, HookTask, ToolCallHookContext
@@ -53,6 +58,7 @@ class _Call:
     ctx: NodeContext
     args: dict[str, Any] | str
     started: float = field(default_factory=time.perf_counter)
+    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
     hook: ToolCallHookContext | None = None
     """Set when tool hooks are registered for this run: after-hooks see and may rewrite results."""
 
@@ -61,12 +67,20 @@ class _Call:
         return self.node.tool.name if self.node.tool is not None else self.node.call.name
 
     def event_fields(self) -> dict[str, Any]:
+        tool = self.node.tool
         return {
             "tool_name": self.tool_name,
             "tool_args": self.args,
             "agent_role": self.node.agent_role,
             "task_name": self.node.task_name,
+            "tool_class": type(tool).__name__ if tool is not None else None,
+            "run_attempts": self.ctx.attempt,
         }
+
+    def emit(self, event_type: type[BaseEvent], **fields: Any) -> None:
+        """Publish a tool event, built only when someone listens for its type."""
+        if self.ctx.wants(event_type):
+            self.ctx.emit(event_type(**self.event_fields(), **fields))
 
     async def after_hooks(self, text: str, raw: Any = None) -> str:
         """The text the agent reads once the after_tool_call hooks have had their say."""
@@ -79,14 +93,14 @@ class _Call:
         return text if replaced is None else replaced
 
     def finished(self, text: str, *, failure: ToolFailure | None = None, from_cache: bool = False) -> None:
-        self.ctx.emit(
-            ToolUsageFinishedEvent(
-                **self.event_fields(),
-                output=text,
-                from_cache=from_cache,
-                duration_ms=(time.perf_counter() - self.started) * 1000.0,
-                failure=failure,
-            )
+        self.emit(
+            ToolUsageFinishedEvent,
+            output=text,
+            from_cache=from_cache,
+            started_at=self.started_at,
+            finished_at=datetime.now(UTC),
+            duration_ms=(time.perf_counter() - self.started) * 1000.0,
+            failure=failure,
         )
 
     def outcome(self, text: str, **extra: Any) -> ToolCallOutcome:
@@ -112,25 +126,29 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
     if tool is not None and parsed is not None and _wants_hooks(ctx):
         blocked = await _before_hooks(call, parsed)
         if blocked is not None:
-            ctx.emit(ToolUsageStartedEvent(**call.event_fields()))
+            call.emit(ToolUsageStartedEvent)
             text = await call.after_hooks(blocked)
             call.finished(text)
             return call.outcome(text)
-    ctx.emit(ToolUsageStartedEvent(**call.event_fields()))
+    call.emit(ToolUsageStartedEvent)
 
     if tool is None:
         message = _messages.unknown_tool_message(node.call.name, node.available)
+        call.emit(ToolSelectionErrorEvent, error=message)
         return _failed(call, ToolFailure(message=message, code="unknown_tool", reason=ToolFailureReason.UNKNOWN_TOOL))
     if parsed is None:
         message = _messages.invalid_json_message(tool.name, problem, tool.to_spec().parameters)
+        call.emit(ToolValidateInputErrorEvent, error=message)
         return _failed(call, _invalid(message))
     if echoed:  # the schema itself, not values: running it would make the tool invent them
         message = _call_habits.schema_echo_message(tool.name, tool.to_spec().parameters)
+        call.emit(ToolValidateInputErrorEvent, error=message)
         return _failed(call, _invalid(message, code="schema_echo"))
     try:
         kwargs = tool.validate_arguments(call.args if isinstance(call.args, dict) else parsed)
     except ValidationError as exc:
         message = _messages.validation_message(tool.name, exc, tool.to_spec().parameters)
+        call.emit(ToolValidateInputErrorEvent, error=message)
         return _failed(call, _invalid(message))
 
     key = _cache.cache_key(tool, kwargs)
@@ -155,7 +173,12 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
         if not tool.result_as_answer:  # an answer is the task's output, not something a model reads
             text = cap_result(text, result_limit(tool.max_result_chars, node.max_result_chars))
     except Exception as exc:
-        ctx.emit(ToolUsageErrorEvent(**call.event_fields(), error=f"{type(exc).__name__}: {exc}"))
+        call.emit(ToolUsageErrorEvent, error=f"{type(exc).__name__}: {exc}")
+        if ctx.wants(ToolExecutionErrorEvent):
+            ctx.emit(ToolExecutionErrorEvent(
+                tool_name=tool.name, tool_args=kwargs, tool_class=type(tool).__name__, error=exc,
+                agent_role=node.agent_role, task_name=node.task_name,
+            ))
         failure = ToolFailure(
             message=_messages.exception_message(tool.name, exc),
             code=type(exc).__name__,
@@ -219,29 +242,26 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
         call.finished(text)
         return call.outcome(text, raw=raw)
 
+    from crewgraph._internal.interpolate import interpolate
+
+    # the names as the run filled them in: "task 'look up owls'", not "'look up {topic}'"
+    role = interpolate(node.agent_role, ctx.inputs) if node.agent_role else node.agent_role
+    task_name = interpolate(node.task_name, ctx.inputs) if node.task_name else node.task_name
     record = ToolFailureRecord(
         tool_name=call.tool_name,
         failure=failure,
         tool_args=call.args,
-        agent_role=node.agent_role,
-        task_name=node.task_name,
+        agent_role=role,
+        task_name=task_name,
         policy=policy,
         call_id=node.call.id,
         attempts=max(1, ctx.attempt),
     )
     record_failure(record)  # an open tool_failure_collector() around the kickoff sees it too
     call.finished(text, failure=failure)
-    ctx.emit(
-        ToolFailureDetectedEvent(
-            tool_name=call.tool_name,
-            failure=failure,
-            policy=policy.value,
-            agent_role=node.agent_role,
-            task_name=node.task_name,
-        )
-    )
+    call.emit(ToolFailureDetectedEvent, failure=failure, policy=policy.value)
     if policy is ToolFailurePolicy.RAISE:
-        task = f"task {node.task_name!r}" if node.task_name else "its task"
+        task = f"task {task_name!r}" if task_name else "its task"
         raise ToolExecutionFailedError(
             f"Tool {call.tool_name!r} failed in {task} ({failure.reason.value}) under the "
             f"'raise' tool failure policy: {failure.message}",

@@ -115,7 +115,7 @@ def test_base_event_listener_registers_its_handlers_on_the_global_bus() -> None:
         def setup_listeners(self, crewgraph_event_bus: CrewGraphEventsBus) -> None:
             @crewgraph_event_bus.on(TaskCompletedEvent)
             def on_task(source: Any, event: TaskCompletedEvent) -> None:
-                seen.append(event.output)
+                seen.append(event.output.raw)  # CrewAI's TaskOutput
 
             @crewgraph_event_bus.on(ToolUsageStartedEvent)
             def on_tool(source: Any, event: ToolUsageStartedEvent) -> None:
@@ -152,8 +152,8 @@ def test_tool_and_guardrail_events_carry_what_happened() -> None:
     assert [(e.tool_name, e.output, e.failure is None) for e in finished] == [("echo", "hi", True), ("missing", finished[1].output, False)]
     guard = [(type(e).__name__, getattr(e, "success", None), e.retry_count) for e in events
              if isinstance(e, GuardrailStartedEvent | GuardrailCompletedEvent)]
-    assert guard == [("GuardrailStartedEvent", None, 0), ("GuardrailCompletedEvent", False, 0),
-                     ("GuardrailStartedEvent", None, 1), ("GuardrailCompletedEvent", True, 1)]
+    assert guard == [("LLMGuardrailStartedEvent", None, 0), ("LLMGuardrailCompletedEvent", False, 0),
+                     ("LLMGuardrailStartedEvent", None, 1), ("LLMGuardrailCompletedEvent", True, 1)]
     assert all(e.run_id for e in events)
 
 

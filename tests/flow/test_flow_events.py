@@ -44,8 +44,10 @@ def test_flow_method_and_node_events_share_the_run_id(captured: Any) -> None:
     assert done["decide"].result == "go" and done["end"].result == "xx"
     assert {e.node_id for e in captured.of(NodeStartedEvent)} == {"begin", "decide", "end"}
     assert len(captured.of(NodeFinishedEvent)) == 3
-    assert {e.run_id for e in captured.events} == {flow.run_id}
-    assert captured.types()[0] == "flow_started" and captured.types()[-1] == "flow_finished"
+    created = [e for e in captured.events if e.type == "flow_created"]  # built with the flow, before any run
+    assert len(created) == 1 and created[0].run_id is None and captured.types()[0] == "flow_created"
+    assert {e.run_id for e in captured.events if e not in created} == {flow.run_id}
+    assert captured.types()[1] == "flow_started" and captured.types()[-1] == "flow_finished"
     assert all(src is flow for src in captured.sources)
 
 

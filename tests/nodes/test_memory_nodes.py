@@ -57,7 +57,7 @@ def test_recall_node_formats_memories_and_emits_events(memory: Memory) -> None:
     result = asyncio.run(node.run(ctx))
     assert result.output == "- The deploy target is Kubernetes on GCP"
     assert [type(e) for e in events] == [MemoryRetrievalStartedEvent, MemoryRetrievalCompletedEvent]
-    assert events[1].task_id == "deploy" and events[1].memory_content == result.output
+    assert events[1].task_name == "deploy" and events[1].memory_content == result.output
     assert events[1].retrieval_time_ms >= 0
     assert memory.llm.call_count == 0  # shallow recall
 

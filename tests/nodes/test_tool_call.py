@@ -13,7 +13,9 @@ from pydantic import BaseModel
 
 from crewgraph.errors import ToolExecutionFailedError
 from crewgraph.events.tool_events import (
+    ToolExecutionErrorEvent,
     ToolFailureDetectedEvent,
+    ToolSelectionErrorEvent,
     ToolUsageErrorEvent,
     ToolUsageFinishedEvent,
     ToolUsageStartedEvent,
@@ -240,7 +242,9 @@ def test_unknown_tool_lists_available_tools() -> None:
     assert "Inventory_Check, flaky" in out.text
     assert out.failure.reason is ToolFailureReason.UNKNOWN_TOOL
     assert out.failure.tool_name == "web_search"
-    assert _types(events) == [ToolUsageStartedEvent, ToolUsageFinishedEvent, ToolFailureDetectedEvent]
+    assert _types(events) == [ToolUsageStartedEvent, ToolSelectionErrorEvent, ToolUsageFinishedEvent,
+                              ToolFailureDetectedEvent]
+    assert "'web_search' does not exist" in events[1].error
 
 
 def test_arguments_that_are_not_json() -> None:
@@ -303,10 +307,12 @@ def test_exception_becomes_text_record_and_error_event() -> None:
     assert _types(events) == [
         ToolUsageStartedEvent,
         ToolUsageErrorEvent,
+        ToolExecutionErrorEvent,
         ToolUsageFinishedEvent,
         ToolFailureDetectedEvent,
     ]
     assert events[1].error == "RuntimeError: disk on fire"
+    assert isinstance(events[2].error, RuntimeError) and events[2].tool_args == {"reason": "disk on fire"}
 
 
 # --- policies ----------------------------------------------------------------

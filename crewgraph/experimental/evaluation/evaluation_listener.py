@@ -134,7 +134,7 @@ class EvaluationTraceCallback(BaseEventListener):
         @_keep(self, event_bus, LLMCallStartedEvent)
         def _llm_started(source: Any, event: LLMCallStartedEvent) -> None:
             with self._at(event.node_id):
-                self.on_llm_call_start(event.messages, [{"name": t} for t in event.tools])
+                self.on_llm_call_start(event.messages, [{"name": t} for t in event.tools or ()])
 
         @_keep(self, event_bus, LLMCallCompletedEvent)
         def _llm_completed(source: Any, event: LLMCallCompletedEvent) -> None:
