@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.gc_scope import run_collector
 from crewgraph._internal.run_context import current_run_id
+from crewgraph.events.agent_events import AgentExecutionErrorEvent
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
@@ -249,7 +250,10 @@ async def _run_resolved(
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:
-            emit_crew(TaskFailedEvent, task_name=failed, error=str(exc), error_type=type(exc))
+            task_name, role, in_agent = failed
+            if in_agent:  # the agent's own work failed (not a guardrail or conversion after it)
+                emit_crew(AgentExecutionErrorEvent, task_name=task_name, agent_role=role, error=str(exc))
+            emit_crew(TaskFailedEvent, task_name=task_name, agent_role=role, error=str(exc), error_type=type(exc))
         emit_crew(CrewKickoffFailedEvent, crew_name=crew.name, error=str(exc))
         if writer is not None:
             writer.write_checkpoint("crew_kickoff_failed")
@@ -397,9 +401,12 @@ def _remember_tool_failures(crew: Any, output: CrewOutput) -> None:
             failures[:] = list(done[-1].tool_failures)
 
 
-def _failed_task(graph: Any, scheduler: Any) -> str | None:
+def _failed_task(graph: Any, scheduler: Any) -> tuple[str, str | None, bool] | None:
+    """The failed task's name, its agent's role, and whether its agent step was what failed."""
     for plan in graph.meta.get("tasks", []):
         for nid, rec in scheduler.records.items():
             if rec.status == "failed" and nid.startswith(plan["key"] + "."):
-                return str(plan["name"])
+                agent_node = plan.get("agent")
+                role = getattr(graph.node(agent_node), "agent_role", None) if agent_node in graph else None
+                return str(plan["name"]), role if isinstance(role, str) else None, nid == agent_node
     return None
