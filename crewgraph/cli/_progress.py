@@ -195,6 +195,12 @@ class NodeProgress:
             self._print(f"  [yellow]⚠[/] {self._label(e)} {self._kind(e)} [dim]{e.duration_ms / 1000:.2f}s{tokens}[/] "
                         f"[yellow]{escape(_short(e.warning, 200))}[/]")
             return
+        if e.handled_error:  # a tool call that failed under its policy: the model read the failure
+            from rich.markup import escape
+
+            self._print(f"  [yellow]⚠[/] {self._label(e)} {self._kind(e)} [dim]{e.duration_ms / 1000:.2f}s[/] "
+                        f"[yellow]failed (handled, the agent was told): {escape(_short(e.handled_error, 200))}[/]")
+            return
         self._print(f"  [green]✔[/] {self._label(e)} {self._kind(e)} [dim]{e.duration_ms / 1000:.2f}s{tokens}[/]")
 
     def _failed(self, e: NodeFailedEvent) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from crewgraph._internal.gc_scope import run_collector
 from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
@@ -184,15 +184,15 @@ def _task_nodes(
 ) -> TaskPlan:
     key = task_key(task, index)
     name = task.name or task.display_name()
-    if not isinstance(task.agent, Agent) or routes_through_execute_task(task.agent):
+    part = agent_parts.get(id(task.agent))  # an agent seen before in this compile is on the engine
+    if part is None and (not isinstance(task.agent, Agent) or routes_through_execute_task(task.agent)):
         return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
-    agent: Agent = task.agent
+    agent = cast(Agent, task.agent)  # checked above, or when its part was built
     tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
     memory_obj = agent_memory(crew, agent)
     recall_id = add_recall(graph, key, name, task, memory_obj)
     knowledge_id = add_knowledge(graph, key, name, task, crew, agent)
-    part = agent_parts.get(id(agent))
     if part is None:
         part = agent_parts[id(agent)] = agent_fields(crew, agent)
     step = AgentStepNode.assemble(  # AgentStepNode(...) without its 40 object.__setattr__ calls

@@ -123,12 +123,13 @@ class _Open:
                 self._count -= len(waiting)
 
     def close(self, key: tuple[Any, ...], event_id: str | None = None) -> tuple[str, str | None] | None:
-        """The oldest open started event under ``key`` (or the one with ``event_id``), removed."""
+        """The newest open started event under ``key`` (or the one with ``event_id``), removed:
+        a retried step's ending event closes its last attempt, as the stack would."""
         with self._lock:
             waiting = self._open.get(key)
             if not waiting:
                 return None
-            found = waiting[0]
+            found = waiting[-1]
             if event_id is not None:
                 found = next((w for w in waiting if w[0] == event_id), None)  # type: ignore[assignment]
                 if found is None:

@@ -31,6 +31,9 @@ class NodeFinishedEvent(BaseEvent):
     warning: str | None = None
     """The node finished but something it needed was missing (``info["warning"]``: a retrieval
     that found nothing, a tool that failed on every call, a recall over an empty memory)."""
+    handled_error: str | None = None
+    """A tool call that failed under its ``warn``/``ignore`` policy: the node completed (the model
+    was given the failure as the tool's result), and this is the failure."""
 
 
 class NodeFailedEvent(BaseEvent):

@@ -101,7 +101,7 @@ class Node(ABC):
                 state[name] = factory()
         state.update(values)
         node = object.__new__(cls)
-        node.__dict__.update(state)
+        object.__setattr__(node, "__dict__", state)  # the built dict itself, not a copy of it
         post = getattr(node, "__post_init__", None)
         if post is not None:
             post()

@@ -15,9 +15,8 @@ point                     when                                         ``payload
 ``EXECUTION_END``         the kickoff ended (``status``, ``error``)    the output (None if failed)
 ========================  ===========================================  ==========================
 
-``PRE_STEP``/``POST_STEP`` (a task's or flow method's edges) are not wired into crewgraph's
-task execution yet: registering a hook there raises ``NotImplementedError`` saying so, rather
-than accepting a hook that would never run.
+``PRE_STEP``/``POST_STEP`` are a crew task's edges (``StepContext``, ``kind="task"``; see
+:mod:`crewgraph.hooks.steps`): the context the agent starts with, then the task's final output.
 
 ``HookAborted`` raised by a hook stops the operation with its reason. Any other exception
 fails it with a ``CallbackError`` naming the hook (crewgraph's rule for every hook: a broken
@@ -96,21 +95,13 @@ _LEGACY: dict[InterceptionPoint, HookKind] = {
 }
 
 
-_NOT_WIRED = frozenset({InterceptionPoint.PRE_STEP, InterceptionPoint.POST_STEP})
-
-
-def kind_of(point: InterceptionPoint | str, *, registering: bool = False) -> HookKind:
+def kind_of(point: InterceptionPoint | str) -> HookKind:
     """The registry list a point's hooks live in."""
     try:
         point = InterceptionPoint(point)
     except ValueError:
         raise ValueError(f"unknown interception point {point!r}; one of "
                          f"{', '.join(p.name for p in InterceptionPoint)}") from None
-    if registering and point in _NOT_WIRED:
-        raise NotImplementedError(
-            f"InterceptionPoint.{point.name} hooks are not supported by crewgraph yet (a task's "
-            "steps are not dispatched to them); use PRE_MODEL_CALL/POST_MODEL_CALL, a task "
-            "callback or a guardrail (see docs/porting.md)")
     legacy = _LEGACY.get(point)
     return legacy if legacy is not None else point.value  # type: ignore[return-value]
 
@@ -172,7 +163,7 @@ class StepContext(InterceptionContext):
 
 def register_hook(point: InterceptionPoint, hook: HookFn) -> None:
     """Run ``hook(context)`` at ``point`` in every run (after the hooks registered before it)."""
-    _registry.add(kind_of(point, registering=True), hook)
+    _registry.add(kind_of(point), hook)
 
 
 def unregister_hook(point: InterceptionPoint, hook: HookFn) -> bool:
@@ -229,7 +220,7 @@ def on(
     point: InterceptionPoint, *, agents: list[str] | None = None, tools: list[str] | None = None
 ) -> Callable[[HookFn], HookFn]:
     """Decorator: register the function as a hook at ``point`` (see the module docstring)."""
-    kind = kind_of(point, registering=True)
+    kind = kind_of(point)
 
     def decorator(func: HookFn) -> HookFn:
         from crewgraph.hooks.decorators import HOOK_MARKERS, _is_method

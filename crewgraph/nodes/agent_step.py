@@ -181,7 +181,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             paused = human_input.paused_loop(self, ctx)
             if isinstance(paused, _Loop):  # resumed after a pause for review: continue, no model call
                 return await self._answered(ctx, paused, paused.draft, paused.usage)
-        loop: _Loop = ctx.resume if isinstance(ctx.resume, _Loop) else self._start(ctx)
+        loop: _Loop = ctx.resume if isinstance(ctx.resume, _Loop) else self._start(ctx, await self._pre_step(ctx))
         self._check_deadline(loop)
         step_usage = UsageMetrics()
         if ctx.resume is not None and loop.pending:
@@ -388,14 +388,28 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         return await self._again(ctx, loop, step_usage)
 
     # ------------------------------------------------------------------ steps
-    def _start(self, ctx: NodeContext) -> _Loop:
+    async def _pre_step(self, ctx: NodeContext) -> str | None:
+        """The context after the ``PRE_STEP`` hooks, when this is the start of a task (None for a
+        redo, a solo kickoff, or the inner run of an agent's default ``execute_task``)."""
+        if self.base_messages or self.feedback:
+            return None
+        from crewgraph.hooks.steps import pre_step
+        from crewgraph.spec._execute_override import on_engine_path
+
+        context = self._context(ctx)
+        if on_engine_path():
+            return context
+        return await pre_step(ctx.state.extras, task_name=interpolate(self.task_name, ctx.inputs),
+                              agent_role=interpolate(self.agent_role, ctx.inputs), context=context)
+
+    def _start(self, ctx: NodeContext, given_context: str | None = None) -> _Loop:
         context = ""
         if self.base_messages:
             # A redo (guardrail feedback) reuses the original prompt: its context, memories and
             # plan came from nodes that are not upstream of the guardrail that spawned it.
             messages = [dict(m) for m in self.base_messages]
         else:
-            context = self._context(ctx)
+            context = self._context(ctx) if given_context is None else given_context
             messages = self._first_messages(ctx, context)
         if self.feedback:
             if self.previous_output is not None:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import StructuredOutputError
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
@@ -39,7 +40,7 @@ class ConvertNode(Node):
     async def run(self, ctx: NodeContext) -> NodeResult:
         output = self.given if self.given is not None else ctx.upstream.get(self.source_node)
         if not isinstance(output, TaskOutput):
-            raise StructuredOutputError(f"convert step of task {self.task_name!r} got no task output")
+            raise StructuredOutputError(f"convert step of task {interpolate(self.task_name, ctx.inputs)!r} got no task output")
         usage: UsageMetrics | None = None
         parsed = _local_parse(output.raw, self.model)
         if parsed is None:
@@ -56,13 +57,13 @@ class ConvertNode(Node):
                 reply = await call_llm(ctx, llm, messages, response_model=self.model, rpm_keys=self.rpm_keys)
             except StructuredOutputError as exc:
                 raise StructuredOutputError(
-                    f"task {self.task_name!r}: could not turn the answer into {self.model.__name__}: {exc}"
+                    f"task {interpolate(self.task_name, ctx.inputs)!r}: could not turn the answer into {self.model.__name__}: {exc}"
                 ) from exc
             usage = reply.usage
             parsed = reply.parsed
             if not isinstance(parsed, self.model):
                 raise StructuredOutputError(
-                    f"task {self.task_name!r}: the model did not return a {self.model.__name__}"
+                    f"task {interpolate(self.task_name, ctx.inputs)!r}: the model did not return a {self.model.__name__}"
                 )
         update: dict[str, Any] = {"token_usage": output.token_usage.add(usage)}
         if self.as_json:

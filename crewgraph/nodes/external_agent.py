@@ -64,6 +64,10 @@ class ExternalAgentNode(Node):
         )
         context = self._context(ctx)
         if not self.feedback:
+            from crewgraph.hooks.steps import pre_step
+
+            context = await pre_step(ctx.state.extras, task_name=self.task_name, agent_role=self.agent_role,
+                                     context=context, task=self.task, agent=self.agent)
             ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
         ctx.emit(
             AgentExecutionStartedEvent(

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import CrewGraphError, GuardrailError
 from crewgraph.events.guardrail_events import GuardrailCompletedEvent, GuardrailStartedEvent
 from crewgraph.graph.context import NodeContext
@@ -79,7 +80,7 @@ class GuardrailNode(Node):
             upstream = ctx.upstream.get(self.source_node)
             if not isinstance(upstream, TaskOutput):
                 raise GuardrailError(
-                    f"guardrail of task {self.task_name!r} got no task output from {self.source_node!r}",
+                    f"guardrail of task {interpolate(self.task_name, ctx.inputs)!r} got no task output from {self.source_node!r}",
                     task=self.task_name,
                 )
             state = _State(output=upstream, retries=0, reason="")
@@ -93,7 +94,7 @@ class GuardrailNode(Node):
                 state.reason = str(value)
                 if state.retries >= self.max_retries or not self.redo:
                     raise GuardrailError(
-                        f"Task {self.task_name!r} failed its guardrail {guardrail_name(check)!r} after "
+                        f"Task {interpolate(self.task_name, ctx.inputs)!r} failed its guardrail {guardrail_name(check)!r} after "
                         f"{state.retries} retries. Last reason: {state.reason}",
                         task=self.task_name,
                         reason=state.reason,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.gc_scope import run_collector
 from crewgraph._internal.run_context import current_run_id
+from crewgraph.events.agent_events import AgentExecutionErrorEvent
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import crewgraph_event_bus
 from crewgraph.events.crew_events import (
@@ -168,6 +169,11 @@ async def _run_resolved(
     callbacks = TaskCallbacks(crew, checkpoint.store, run_id)
     writer = _crewai_checkpoints(crew, from_checkpoint, checkpoint, run_id)
 
+    from crewgraph.hooks.points import InterceptionPoint, has_hooks
+    from crewgraph.spec._execute_override import on_engine_path
+
+    has_step_hooks = has_hooks(InterceptionPoint.POST_STEP, state.extras) and not on_engine_path()
+
     def on_node_finished(node: Node, output: Any) -> Any:
         if is_skipped(node, output):
             skipped.add(node.id.rsplit(".", 1)[0])
@@ -176,11 +182,26 @@ async def _run_resolved(
             if node.id.rsplit(".", 1)[0] in skipped:
                 task.record_output(output)  # a skipped task: no output file, event or callbacks
                 return None
-            task_done(crew, task, output, inputs, run_id)
-            if writer is not None:
-                writer.write_checkpoint("task_completed", output.name or task.display_name())
-            return callbacks.finished(node.id, task, output)  # off this thread, awaited
+            if has_step_hooks:
+                return finish_after_hooks(node, task, output)
+            return finish(node, task, output)
         return None
+
+    def finish(node: Node, task: Any, output: TaskOutput) -> Any:
+        task_done(crew, task, output, inputs, run_id)
+        if writer is not None:
+            writer.write_checkpoint("task_completed", output.name or task.display_name())
+        return callbacks.finished(node.id, task, output)  # off this thread, awaited
+
+    async def finish_after_hooks(node: Node, task: Any, output: TaskOutput) -> None:
+        from crewgraph.hooks.steps import post_step
+
+        await post_step(state.extras, output, task=task, crew=crew)
+        import inspect
+
+        pending = finish(node, task, output)
+        if inspect.isawaitable(pending):
+            await pending
 
     def on_node_restored(node: Node, output: Any) -> Any:
         if is_skipped(node, output):
@@ -229,7 +250,10 @@ async def _run_resolved(
     except BaseException as exc:
         failed = _failed_task(graph, scheduler)
         if failed is not None:
-            emit_crew(TaskFailedEvent, task_name=failed, error=str(exc), error_type=type(exc))
+            task_name, role, in_agent = failed
+            if in_agent:  # the agent's own work failed (not a guardrail or conversion after it)
+                emit_crew(AgentExecutionErrorEvent, task_name=task_name, agent_role=role, error=str(exc))
+            emit_crew(TaskFailedEvent, task_name=task_name, agent_role=role, error=str(exc), error_type=type(exc))
         emit_crew(CrewKickoffFailedEvent, crew_name=crew.name, error=str(exc))
         if writer is not None:
             writer.write_checkpoint("crew_kickoff_failed")
@@ -377,9 +401,12 @@ def _remember_tool_failures(crew: Any, output: CrewOutput) -> None:
             failures[:] = list(done[-1].tool_failures)
 
 
-def _failed_task(graph: Any, scheduler: Any) -> str | None:
+def _failed_task(graph: Any, scheduler: Any) -> tuple[str, str | None, bool] | None:
+    """The failed task's name, its agent's role, and whether its agent step was what failed."""
     for plan in graph.meta.get("tasks", []):
         for nid, rec in scheduler.records.items():
             if rec.status == "failed" and nid.startswith(plan["key"] + "."):
-                return str(plan["name"])
+                agent_node = plan.get("agent")
+                role = getattr(graph.node(agent_node), "agent_role", None) if agent_node in graph else None
+                return str(plan["name"]), role if isinstance(role, str) else None, nid == agent_node
     return None

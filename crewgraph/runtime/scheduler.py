@@ -563,6 +563,7 @@ class Scheduler:
                     total_tokens=rec.usage.total_tokens,
                     output_preview=_preview(result.output),
                     warning=str(rec.info["warning"]) if rec.info.get("warning") else None,
+                    handled_error=str(rec.info.get("error") or "failed") if rec.info.get("failed") else None,
                 ),
                 node,
             )

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["engine_path", "remember_defaults", "routes_through_execute_task"]
+__all__ = ["engine_path", "on_engine_path", "remember_defaults", "routes_through_execute_task"]
 
 _ON_ENGINE: ContextVar[frozenset[Any]] = ContextVar("crewgraph_agents_on_engine", default=frozenset())
 _DEFAULTS: dict[str, Any] = {}
@@ -54,3 +54,9 @@ def engine_path(agent: Any) -> Iterator[None]:
         yield
     finally:
         _ON_ENGINE.reset(token)
+
+
+def on_engine_path() -> bool:
+    """Whether this code runs inside the default ``execute_task`` of some agent (a task's inner
+    one-task run): its task boundary was already reported by the outer task."""
+    return bool(_ON_ENGINE.get())

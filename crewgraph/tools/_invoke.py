@@ -242,12 +242,17 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
         call.finished(text)
         return call.outcome(text, raw=raw)
 
+    from crewgraph._internal.interpolate import interpolate
+
+    # the names as the run filled them in: "task 'look up owls'", not "'look up {topic}'"
+    role = interpolate(node.agent_role, ctx.inputs) if node.agent_role else node.agent_role
+    task_name = interpolate(node.task_name, ctx.inputs) if node.task_name else node.task_name
     record = ToolFailureRecord(
         tool_name=call.tool_name,
         failure=failure,
         tool_args=call.args,
-        agent_role=node.agent_role,
-        task_name=node.task_name,
+        agent_role=role,
+        task_name=task_name,
         policy=policy,
         call_id=node.call.id,
         attempts=max(1, ctx.attempt),
@@ -256,7 +261,7 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
     call.finished(text, failure=failure)
     call.emit(ToolFailureDetectedEvent, failure=failure, policy=policy.value)
     if policy is ToolFailurePolicy.RAISE:
-        task = f"task {node.task_name!r}" if node.task_name else "its task"
+        task = f"task {task_name!r}" if task_name else "its task"
         raise ToolExecutionFailedError(
             f"Tool {call.tool_name!r} failed in {task} ({failure.reason.value}) under the "
             f"'raise' tool failure policy: {failure.message}",

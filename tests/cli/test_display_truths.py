@@ -52,3 +52,31 @@ def test_labels_break_between_words() -> None:
     assert lines == ["research_task_for_the_team", "writes a", "report"]
     cut = label_lines("one two three four five six seven", width=40, max_len=20)
     assert cut == ["one two three four…"]
+
+
+FAILING_TOOL = """
+from crewgraph import Agent, Crew, Task
+from crewgraph.testing import FakeLLM, FakeToolCall
+from crewgraph.tools import tool
+
+
+@tool("broken")
+def broken(query: str) -> str:
+    \"\"\"Always fails.\"\"\"
+    raise RuntimeError("service unavailable")
+
+
+llm = FakeLLM([FakeToolCall("broken", {"query": "x"}), "answer anyway"])
+a = Agent(role="{topic} researcher", goal="g", backstory="b", llm=llm, tools=[broken])
+crew = Crew(agents=[a], tasks=[Task(description="look up {topic}", expected_output="e", agent=a)])
+"""
+
+
+def test_a_handled_tool_failure_is_not_a_green_tick(cli, write_module) -> None:
+    mod = write_module(FAILING_TOOL)
+    result = cli("run", f"{mod}:crew", "-i", "topic=owls", "--no-checkpoint")
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stderr.splitlines() if "broken()" in x)
+    assert "⚠" in line and "failed (handled" in line and "service unavailable" in line, line
+    assert "task 'look up owls', agent 'owls researcher'" in line  # filled in, not {topic}
+    assert "1 warning" in result.stderr  # the step whose every call failed, in the summary

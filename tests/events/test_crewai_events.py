@@ -255,6 +255,28 @@ def test_agent_kickoff_is_a_lite_agent_execution() -> None:
     assert "model down" in error.error
 
 
+def test_a_failing_agent_publishes_agent_execution_error() -> None:
+    from crewgraph.events import (
+        AgentExecutionErrorEvent,
+        AgentExecutionStartedEvent,
+        TaskFailedEvent,
+    )
+
+    class Boom(FakeLLM):
+        async def acall(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("model down")
+
+    rec = Recorder(AgentExecutionStartedEvent, AgentExecutionErrorEvent, TaskFailedEvent)
+    with pytest.raises(Exception, match="model down"):
+        _crew(Boom([])).kickoff()
+    attempts = rec.of(AgentExecutionStartedEvent)  # the step is retried before the task fails
+    error, = rec.of(AgentExecutionErrorEvent)
+    failed, = rec.of(TaskFailedEvent)
+    assert "model down" in error.error and error.agent_role == "Writer" and error.task_name == "Say hi"
+    assert error.started_event_id == attempts[-1].event_id
+    assert failed.agent_role == "Writer" and failed.error_type is not None
+
+
 def test_flows_publish_created_failed_and_the_finished_state() -> None:
     class Counting(Flow[dict[str, Any]]):
         @start()

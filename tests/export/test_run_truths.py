@@ -52,3 +52,17 @@ def test_many_parallel_tasks_are_drawn_as_a_column() -> None:
     summary = Task(description="sum", expected_output="all", agent=agent, context=checks[:3])
     few = Crew(agents=[agent], tasks=[*checks[:3], summary]).kickoff().graph
     assert "rankdir=TB" in run_to_dot(few)
+
+
+def test_a_guardrail_failure_names_the_task_as_the_run_filled_it_in() -> None:
+    import pytest
+
+    def too_short(output: object) -> tuple[bool, str]:
+        return False, "too short"
+
+    agent = Agent(role="writer", goal="write", backstory="terse", llm=FakeLLM(default="hi", model="fake"))
+    task = Task(description="write about {topic}", expected_output="text", agent=agent, guardrail=too_short,
+                guardrail_max_retries=0)
+    with pytest.raises(Exception) as failed:
+        Crew(agents=[agent], tasks=[task]).kickoff(inputs={"topic": "cats"})
+    assert "write about cats" in str(failed.value) and "{topic}" not in str(failed.value), str(failed.value)

@@ -125,10 +125,30 @@ def test_a_failing_hook_is_an_error_naming_it() -> None:
         dispatch(InterceptionPoint.OUTPUT, InterceptionContext(payload=1))
 
 
-@pytest.mark.parametrize("point", [InterceptionPoint.PRE_STEP, InterceptionPoint.POST_STEP])
-def test_step_points_are_refused_until_they_are_wired(point: InterceptionPoint) -> None:
-    with pytest.raises(NotImplementedError, match="not supported by crewgraph yet"):
-        on(point)(lambda ctx: None)
+def test_step_points_see_and_change_a_tasks_context_and_output() -> None:
+    from crewgraph.hooks.points import StepContext
+
+    seen: list[tuple[str, str | None, str]] = []
+
+    @on(InterceptionPoint.PRE_STEP)
+    def pre(ctx: StepContext) -> str | None:
+        seen.append(("pre", ctx.step_name, ctx.kind or ""))
+        return "Use the house style." if ctx.step_name == "edit" else None
+
+    @on(InterceptionPoint.POST_STEP)
+    def post(ctx: StepContext) -> str | None:
+        seen.append(("post", ctx.step_name, ctx.payload.raw))
+        return ctx.payload.raw.upper() if ctx.step_name == "draft" else None
+
+    llm = FakeLLM(["a draft", "edited"])
+    writer = Agent(role="Writer", goal="write", backstory="b", llm=llm)
+    draft = Task(name="draft", description="Draft it", expected_output="text", agent=writer)
+    edit = Task(name="edit", description="Edit it", expected_output="text", agent=writer, context=[])
+    out = Crew(agents=[writer], tasks=[draft, edit]).kickoff()
+    assert seen == [("pre", "draft", "task"), ("post", "draft", "a draft"),
+                    ("pre", "edit", "task"), ("post", "edit", "edited")]
+    assert out.tasks_output[0].raw == "A DRAFT" and draft.output is not None and draft.output.raw == "A DRAFT"
+    assert "Use the house style." in llm.calls[1].prompt
 
 
 def test_crewbase_methods_are_crew_scoped() -> None:
@@ -163,3 +183,17 @@ def test_crewbase_methods_are_crew_scoped() -> None:
     assert get_hooks(InterceptionPoint.EXECUTION_START) == []  # not registered globally
     _crew(FakeLLM(default="x")).kickoff(inputs={"topic": "t"})
     assert seen == ["scoped"]
+
+
+def test_step_points_fire_once_per_task_through_an_execute_task_override() -> None:
+    steps: list[str] = []
+    on(InterceptionPoint.PRE_STEP)(lambda ctx: steps.append(f"pre {ctx.step_name}"))
+    on(InterceptionPoint.POST_STEP)(lambda ctx: steps.append(f"post {ctx.payload.raw}"))
+
+    class Audited(Agent):
+        def execute_task(self, task: Any, context: str | None = None, tools: list[Any] | None = None) -> str:
+            return "audited: " + super().execute_task(task, context, tools)
+
+    agent = Audited(role="Writer", goal="write", backstory="b", llm=FakeLLM(default="text"))
+    Crew(agents=[agent], tasks=[Task(name="t", description="d", expected_output="e", agent=agent)]).kickoff()
+    assert steps == ["pre t", "post audited: text"]
