@@ -11,7 +11,7 @@ from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import crewgraph_event_bus
 
 __all__ = ["PROVIDER", "emit_checkpoint", "listening", "records_crewai_checkpoints", "restore_outputs",
-           "writes_crewai_records"]
+           "save_with_events", "writes_crewai_records"]
 
 PROVIDER = "sqlite"
 """The ``provider`` the events name: crewgraph's store is one SQLite file."""
@@ -47,6 +47,26 @@ def emit_checkpoint(source: Any, event_type: type[BaseEvent], run_id: str | None
     event = event_type(**fields)
     event.run_id = run_id
     crewgraph_event_bus.emit(source, event)
+
+
+def save_with_events(store: Any, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> None:
+    """``store.save_node`` surrounded by CrewAI's checkpoint events (one node save is one checkpoint)."""
+    from crewgraph.events.checkpoint_events import (
+        CheckpointCompletedEvent,
+        CheckpointFailedEvent,
+        CheckpointStartedEvent,
+    )
+
+    where = {"location": str(store.path), "provider": PROVIDER, "trigger": node_id}
+    emit_checkpoint(store, CheckpointStartedEvent, run_id, **where)
+    started = time.perf_counter()
+    try:
+        seq = store._save(run_id, node_id, output, info)
+    except Exception as exc:
+        emit_checkpoint(store, CheckpointFailedEvent, run_id, **where, error=str(exc))
+        raise
+    emit_checkpoint(store, CheckpointCompletedEvent, run_id, **where, checkpoint_id=f"{run_id}/{node_id}#{seq}",
+                    duration_ms=(time.perf_counter() - started) * 1000)
 
 
 def restore_outputs(store: Any, run_id: str) -> dict[str, Any]:

@@ -41,7 +41,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from crewgraph.checkpoint import _codec
-from crewgraph.checkpoint._events import PROVIDER, emit_checkpoint, listening, writes_crewai_records
+from crewgraph.checkpoint._events import (
+    PROVIDER,
+    emit_checkpoint,
+    listening,
+    save_with_events,
+    writes_crewai_records,
+)
 from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
@@ -177,22 +183,9 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         """
         if (listening(CheckpointStartedEvent, CheckpointCompletedEvent, CheckpointFailedEvent)
                 and not writes_crewai_records(run_id)):
-            self._save_with_events(run_id, node_id, output, info)
+            save_with_events(self, run_id, node_id, output, info)
             return
         self._save(run_id, node_id, output, info)
-
-    def _save_with_events(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> None:
-        """``save_node`` surrounded by CrewAI's checkpoint events (one node save is one checkpoint)."""
-        where = {"location": str(self.path), "provider": PROVIDER, "trigger": node_id}
-        emit_checkpoint(self, CheckpointStartedEvent, run_id, **where)
-        started = time.perf_counter()
-        try:
-            seq = self._save(run_id, node_id, output, info)
-        except Exception as exc:
-            emit_checkpoint(self, CheckpointFailedEvent, run_id, **where, error=str(exc))
-            raise
-        emit_checkpoint(self, CheckpointCompletedEvent, run_id, **where, checkpoint_id=f"{run_id}/{node_id}#{seq}",
-                        duration_ms=(time.perf_counter() - started) * 1000)
 
     def _save(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> int:
         blob, reason = _codec.dump_output(output)
