@@ -102,21 +102,21 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     @overload
     def kickoff(
         self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput: ...
     @overload
     def kickoff(
         self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewStreamingOutput: ...
     @overload
     def kickoff(
         self: Crew[bool], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput: ...
     def kickoff(
         self, inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew and return its output. Blocks; see :meth:`kickoff_async`.
 
@@ -125,7 +125,10 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         ``input_files`` (name -> path or image URL) go to every task, as CrewAI's do.
         ``executor`` (this kickoff's; else ``Crew(executor=...)``) runs the node steps
         elsewhere, e.g. ``crewgraph.distributed.RayExecutor(address="auto")``.
+        ``run_key`` (keyword only) is the caller's name for the run: re-issued after a crash it
+        resumes the unfinished run or returns the finished one's output, re-running nothing.
         """
+        from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if executor is not None:
             check_executor(executor)
         if input_files:
@@ -142,26 +145,27 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
     @overload
     async def kickoff_async(
         self: Crew[Literal[False]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput: ...
     @overload
     async def kickoff_async(
         self: Crew[Literal[True]], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewStreamingOutput: ...
     @overload
     async def kickoff_async(
         self: Crew[bool], inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput: ...
     async def kickoff_async(
         self, inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """Run the crew on the current event loop (with ``stream=True``: a stream for ``async for``).
 
         As in CrewAI it goes through :meth:`kickoff` (in a worker thread) when a subclass or a
         patch replaces ``kickoff``, and through :meth:`akickoff` when that is what is replaced."""
+        from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if _replaced(self, "kickoff"):
             import asyncio
 
@@ -173,9 +177,10 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
     async def akickoff(
         self, inputs: dict[str, Any] | None = None, input_files: dict[str, Any] | None = None,
-        from_checkpoint: Any = None, *, executor: Any = None,
+        from_checkpoint: Any = None, *, executor: Any = None, run_key: str | None = None,
     ) -> CrewOutput | CrewStreamingOutput:
         """CrewAI's native async kickoff: :meth:`kickoff_async` (a replaced ``kickoff`` runs in a thread)."""
+        from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if _replaced(self, "kickoff"):
             import asyncio
 
@@ -202,7 +207,7 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
     def kickoff_for_each(
         self, inputs: list[dict[str, Any]], input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        max_concurrency: int | None = None, from_checkpoint: Any = None,
+        max_concurrency: int | None = None, from_checkpoint: Any = None, run_key: str | None = None,
     ) -> list[CrewOutput] | list[CrewStreamingOutput]:
         """Run the crew once per inputs dict and return the outputs in input order.
 
@@ -212,7 +217,9 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         failed inputs and holds the other outputs. With checkpointing on the batch is
         recorded and ``from_checkpoint=batch_id`` (or True) re-runs only unfinished inputs.
         See docs/distributed.md, "Batches". With ``stream=True``: one lazy stream per inputs dict.
+        ``run_key`` names the batch as ``kickoff(run_key=...)`` names a run.
         """
+        from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if _replaced(self, "kickoff") or input_files:  # CrewAI's loop: a fresh copy of the crew per input
             why = "with kickoff replaced" if _replaced(self, "kickoff") else "with input_files"
             _no_batch_options("kickoff_for_each", executor, max_concurrency, from_checkpoint, why)
@@ -230,11 +237,12 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
     def kickoff_for_each_iter(
         self, inputs: list[dict[str, Any]], *, executor: Any = None, max_concurrency: int | None = None,
-        from_checkpoint: Any = None,
+        from_checkpoint: Any = None, run_key: str | None = None,
     ) -> BatchRun:
         """The batch of :meth:`kickoff_for_each` as a :class:`~crewgraph.distributed.BatchRun`:
         iterate it (``for`` or ``async for``) to get each input's ``BatchResult`` as soon as it
         finishes (up to 64 runs at once here unless ``max_concurrency`` says otherwise)."""
+        from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if self.stream:
             raise ValueError("kickoff_for_each_iter is not supported with stream=True; use "
                              "kickoff_for_each_async for one merged stream of chunks")
@@ -245,7 +253,7 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
     async def kickoff_for_each_async(
         self, inputs: list[dict[str, Any]], input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        max_concurrency: int | None = None, from_checkpoint: Any = None,
+        max_concurrency: int | None = None, from_checkpoint: Any = None, run_key: str | None = None,
     ) -> list[CrewOutput] | CrewStreamingOutput:
         """Run the crew once per inputs dict, concurrently (up to 64 at once unless
         ``max_concurrency`` says otherwise); outputs in input order. Options as :meth:`kickoff_for_each`.
@@ -253,6 +261,7 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
         With ``stream=True``: one stream merging the chunks of every run as they arrive
         (``chunk.run_id`` tells them apart); ``.results`` then holds the outputs in input order.
         """
+        from_checkpoint = _keyed(from_checkpoint, run_key, self.checkpoint)
         if any(_replaced(self, name) for name in ("kickoff", "kickoff_async", "akickoff")) or input_files:
             import asyncio
 
@@ -273,11 +282,12 @@ class Crew(CrewSpec, _StreamFlag[StreamT]):
 
     async def akickoff_for_each(
         self, inputs: list[dict[str, Any]], input_files: dict[str, Any] | None = None, *, executor: Any = None,
-        max_concurrency: int | None = None, from_checkpoint: Any = None,
+        max_concurrency: int | None = None, from_checkpoint: Any = None, run_key: str | None = None,
     ) -> list[CrewOutput] | CrewStreamingOutput:
         """CrewAI's native async batch: :meth:`kickoff_for_each_async`."""
         return await self.kickoff_for_each_async(inputs, input_files, executor=executor,
-                                                 max_concurrency=max_concurrency, from_checkpoint=from_checkpoint)
+                                                 max_concurrency=max_concurrency, from_checkpoint=from_checkpoint,
+                                                 run_key=run_key)
 
     async def _run_with_files(self, inputs: dict[str, Any] | None, from_checkpoint: Any,
                               input_files: dict[str, Any], executor: Any = None) -> CrewOutput:
@@ -455,3 +465,17 @@ _DEFAULTS = {name: getattr(Crew, name) for name in ("kickoff", "kickoff_async", 
 
 # CrewAI's other names at this path (``crewai.crew.BaseAgent``), from the path table.
 __getattr__ = facade_getattr(__name__)
+
+
+def _keyed(from_checkpoint: Any, run_key: str | None, own: Any) -> Any:
+    """``from_checkpoint`` carrying the kickoff's ``run_key`` (see crewgraph.checkpoint.run_keys);
+    without one, the key a command gave every kickoff (``crewgraph run --run-key``)."""
+    if run_key is None and from_checkpoint is None:
+        from crewgraph._internal.run_context import ambient_run_key
+
+        run_key = ambient_run_key()
+    if run_key is None:
+        return from_checkpoint
+    from crewgraph.checkpoint.setup import keyed_request
+
+    return keyed_request(from_checkpoint, run_key, own)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["current_run_id", "run_scope"]
+__all__ = ["ambient_run_key", "current_run_id", "run_key_scope", "run_scope"]
 
 _RUN_ID: ContextVar[str | None] = ContextVar("crewgraph_run_id", default=None)
 
@@ -33,3 +33,22 @@ def run_scope(run_id: str) -> Iterator[None]:
         yield
     finally:
         _RUN_ID.reset(token)
+
+
+_RUN_KEY: ContextVar[str | None] = ContextVar("crewgraph_run_key", default=None)
+
+
+def ambient_run_key() -> str | None:
+    """The run key a command gave every kickoff it makes (``crewgraph run --run-key``), or None."""
+    return _RUN_KEY.get()
+
+
+@contextmanager
+def run_key_scope(run_key: str | None) -> Iterator[None]:
+    """Within the block, a kickoff given neither ``run_key`` nor ``from_checkpoint`` uses ``run_key``
+    (so a project's own ``run()`` script gets the key ``crewgraph run --run-key`` was given)."""
+    token = _RUN_KEY.set(run_key)
+    try:
+        yield
+    finally:
+        _RUN_KEY.reset(token)

@@ -191,11 +191,16 @@ class BatchStore(SQLiteTransactions):
         return f"BatchStore({str(self.path)!r})"
 
     # batches -------------------------------------------------------------
-    def create_batch(self, name: str, fingerprints: Sequence[str], *, meta: dict[str, Any] | None = None) -> str:
-        """Record a new batch with one ``pending`` item per fingerprint; returns its id."""
-        batch_id = new_run_id()
+    def create_batch(self, name: str, fingerprints: Sequence[str], *, meta: dict[str, Any] | None = None,
+                     batch_id: str | None = None) -> str:
+        """Record a new batch with one ``pending`` item per fingerprint; returns its id.
+        ``batch_id`` (a run key's): created only when no batch has it yet (two processes may try)."""
+        given = batch_id is not None
+        batch_id = batch_id or new_run_id()
         now = time.time()
         with self._write() as conn:
+            if given and conn.execute("SELECT 1 FROM batches WHERE batch_id = ?", (batch_id,)).fetchone():
+                return batch_id
             conn.execute(
                 "INSERT INTO batches (batch_id, name, status, total, inputs_digest, created_at, updated_at, meta)"
                 " VALUES (?, ?, 'running', ?, ?, ?, ?, ?)",

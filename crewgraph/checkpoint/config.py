@@ -64,6 +64,9 @@ class CheckpointConfig(BaseModel):
       ``crewgraph checkpoints list``.
     - ``keep_last``: keep only the newest N runs of the same name, pruning
       older ones when a run starts (``None`` keeps everything).
+    - ``run_key``: the caller's key for the run (``kickoff(..., run_key=...)``): the first
+      kickoff binds it to a new run, every later one resumes that run or returns its
+      recorded output (see :mod:`crewgraph.checkpoint.run_keys`).
     - ``lease_seconds``: how long the lease a running process holds on its run lasts
       unrenewed (renewed every third of it; ``$CREWGRAPH_LEASE_SECONDS``, default 30): the
       longest a crashed holder on another machine blocks a resume.
@@ -81,6 +84,7 @@ class CheckpointConfig(BaseModel):
     keep_last: int | None = Field(default=None, ge=1)
     lease_seconds: float = Field(default_factory=lambda: _env_seconds(LEASE_SECONDS_ENV, DEFAULT_LEASE_SECONDS), gt=0)
     lease_wait: float = Field(default_factory=lambda: _env_seconds(LEASE_WAIT_ENV, 0.0), ge=0)
+    run_key: str | None = None
     crewai: Any = Field(default=None, exclude=True, repr=False)
     """CrewAI's ``crewgraph.state.CheckpointConfig`` this came from, if any: its provider
     also writes CrewAI's checkpoint records of the run (``crewgraph.state.writer``)."""

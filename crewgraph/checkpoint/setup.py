@@ -44,6 +44,7 @@ __all__ = [
     "coerce_config",
     "fork_run",
     "hold_run",
+    "keyed_request",
     "lease_run",
     "owner_checkpoints",
     "owner_name",
@@ -103,6 +104,20 @@ def hold_run(store: Any, run_id: str, config: CheckpointConfig | None, *, what: 
         return
     with holding(keeper):
         yield keeper
+
+
+def keyed_request(from_checkpoint: Any, run_key: str | None, own: Any) -> Any:
+    """``from_checkpoint`` for a kickoff given ``run_key``: the owner's checkpoint config (or the
+    default one: a key needs a store) carrying the key. Both at once is a CheckpointError."""
+    if run_key is None:
+        return from_checkpoint
+    if not isinstance(run_key, str) or not run_key.strip():
+        raise CheckpointError(f"run_key must be a non-empty string, not {run_key!r}")
+    if from_checkpoint is not None and from_checkpoint is not False:
+        raise CheckpointError("give run_key or from_checkpoint, not both: a run key already says which run "
+                              "to resume (the one it names, once it exists)")
+    base = coerce_config(own) or CheckpointConfig()
+    return base.model_copy(update={"run_key": run_key.strip(), "run_id": None, "branch": None, "enabled": True})
 
 
 def run_resource(run_id: str) -> str:

@@ -49,6 +49,11 @@ def run(
     ray: RayOpt = None,
     batch: BatchOpt = None,
     max_concurrency: ConcurrencyOpt = None,
+    run_key: Annotated[
+        str | None,
+        typer.Option("--run-key", help="Your name for this run: re-issued after a crash it resumes the unfinished "
+                                       "run or prints the finished one's output, re-running nothing."),
+    ] = None,
 ) -> None:
     """Run a crew or flow and print its result.
 
@@ -60,8 +65,13 @@ def run(
     A list of inputs ([[tool.crewgraph.inputs]] or --batch FILE), or a kickoff_for_each in the
     project's run(), runs as a batch with one progress line; --ray ADDRESS runs on Ray.
     """
-    kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json,
-                 ray=ray, batch=batch, max_concurrency=max_concurrency)
+    if run_key is not None and not checkpoint:
+        raise UserError("--run-key needs checkpoints (the key names a checkpointed run); drop --no-checkpoint")
+    from crewgraph._internal.run_context import run_key_scope
+
+    with run_key_scope(run_key):  # every kickoff this command makes carries the key
+        kick_project(target, inputs, quiet=quiet, llm=llm, checkpoint=checkpoint, db=db, as_json=as_json,
+                     ray=ray, batch=batch, max_concurrency=max_concurrency)
 
 
 def kick_project(

@@ -49,6 +49,11 @@ class KickoffMixin:
         max_method_calls: Any = UNSET,
     ) -> Any:
         """Run the flow on the current event loop."""
+        from crewgraph._internal.run_context import ambient_run_key
+
+        if ambient_run_key() is not None:  # refused, not ignored: a flow would run again
+            raise ValueError("--run-key (run_key) is not supported on flows yet, only on crews and their batches; "
+                             "continue a flow run with `crewgraph flows resume RUN_ID`")
         return await start_kickoff(self, inputs, input_files, from_checkpoint, restore_from_state_id,  # type: ignore[arg-type]
                                    max_method_calls)
 

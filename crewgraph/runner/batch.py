@@ -127,6 +127,8 @@ def open_batch(crew: CrewSpec, inputs: list[dict[str, Any]], from_checkpoint: An
     if from_checkpoint is None or from_checkpoint is False:
         if own is None:
             return BatchPlan(name, inputs, todo=list(range(len(inputs))))
+    elif isinstance(from_checkpoint, CheckpointConfig) and from_checkpoint.run_key:
+        own = from_checkpoint  # kickoff_for_each(run_key=...): the store it names
     elif not (from_checkpoint is True or isinstance(from_checkpoint, str)):
         raise CheckpointError(
             "kickoff_for_each(from_checkpoint=...) takes a batch id, True (the latest unfinished batch "
@@ -147,6 +149,14 @@ def open_batch(crew: CrewSpec, inputs: list[dict[str, Any]], from_checkpoint: An
 def _plan(store: BatchStore, name: str, inputs: list[dict[str, Any]], from_checkpoint: Any) -> BatchPlan:
     fingerprints = [input_fingerprint(i) for i in inputs]
     batch_id: str | None = None
+    if isinstance(from_checkpoint, CheckpointConfig) and from_checkpoint.run_key:
+        from crewgraph.checkpoint.run_keys import claim_run_key
+        from crewgraph.ids import new_run_id
+
+        batch_id = claim_run_key(store.path, f"batch:{name}", from_checkpoint.run_key, new_run_id(),
+                                 inputs_digest(fingerprints))
+        store.create_batch(name, fingerprints, batch_id=batch_id)  # unless the key's batch exists
+        from_checkpoint = batch_id
     if isinstance(from_checkpoint, str):
         batch_id = store.get_batch(from_checkpoint).batch_id  # accepts a unique prefix
     elif from_checkpoint is True:

@@ -106,6 +106,18 @@ def _resolve_crew(
 ) -> ResolvedCheckpoint:
     name = owner_name(crew)
     run_id = request.run_id if request is not None else None
+    held: tuple[Any, bool] | None = None
+    if request is not None and request.run_key is not None:  # the caller's key names the run
+        from crewgraph.checkpoint.batch_store import input_fingerprint
+        from crewgraph.checkpoint.run_keys import claim_run_key
+
+        run_id = claim_run_key(store.path, f"crew:{name}", request.run_key, new_run_id(), input_fingerprint(inputs))
+        # Own it before looking: of two processes given the key at once, one creates the run.
+        held = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r} (run_key {request.run_key!r})")
+        leased.append(ResolvedCheckpoint(lease=held[0], owns_lease=held[1]))
+        if not store.has_run(run_id):
+            return _new_run(crew, store, name, inputs, config, leased, run_id=run_id, held=held)
+        latest = False
     if latest:
         run_id = _latest_matching(crew, store, name, inputs)
         if run_id is None:
@@ -117,8 +129,9 @@ def _resolve_crew(
     if request is not None and request.branch is not None:
         run_id = store.fork(run_id, request.branch)
     # Own the run before reading what it finished: another process may be running it now.
-    lease, owns = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
-    leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
+    lease, owns = held or lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
+    if held is None:
+        leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
     stored = store.load_meta(run_id).get(PLAN_META_KEY)
     inputs = {**((stored or {}).get("inputs") or {}), **inputs}  # given inputs override the run's
     graph = compile_plan(crew, inputs)
@@ -150,12 +163,13 @@ def _on_demo_model(crew: Any) -> bool:
 
 
 def _new_run(crew: CrewSpec, store: SQLiteCheckpointStore, name: str, inputs: dict[str, Any],
-             config: CheckpointConfig, leased: list[ResolvedCheckpoint], run_id: str | None = None
-             ) -> ResolvedCheckpoint:
+             config: CheckpointConfig, leased: list[ResolvedCheckpoint], run_id: str | None = None,
+             held: tuple[Any, bool] | None = None) -> ResolvedCheckpoint:
     graph = compile_plan(crew, inputs)
     run_id = run_id or new_run_id()
-    lease, owns = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
-    leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
+    lease, owns = held or lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r}")
+    if held is None:
+        leased.append(ResolvedCheckpoint(lease=lease, owns_lease=owns))
     from crewgraph.runner.replay import TASK_IDS_META_KEY, task_ids
 
     meta = {PLAN_META_KEY: plan_fingerprint(crew, graph, inputs), **_factory_meta(crew),
