@@ -120,6 +120,11 @@ class CrewOutput(_Result):
         """False: the crew finished. A paused run returns a :class:`PendingCrewRun` instead."""
         return False
 
+    @property
+    def usage_metrics(self) -> UsageMetrics:
+        """CrewAI's name for the run's ``token_usage``."""
+        return self.token_usage
+
 
 class PendingTaskQuestion(BaseModel):
     """One review a paused crew waits for: ``task``'s ``draft`` answer, shown with ``question``.

@@ -127,8 +127,9 @@ def agent_fields(crew: Any, agent: Agent) -> dict[str, Any]:
 
 def add_reasoning(graph: ExecutionGraph, crew: Any, task: Task, agent: Agent, step: Any) -> str | None:
     """The agent's ``reasoning`` node before its step (``Agent(reasoning=True)``); returns its id."""
-    if not agent.reasoning:
+    if not agent.planning_enabled:
         return None
+    config = agent.planning_config
     import dataclasses
 
     from crewgraph.nodes.reasoning import ReasoningNode
@@ -145,8 +146,8 @@ def add_reasoning(graph: ExecutionGraph, crew: Any, task: Task, agent: Agent, st
         agent_backstory=agent.backstory,
         system_template=agent.system_template,
         tool_names=tuple(t.name for t in step.tools),
-        llm=step.llm,
-        max_attempts=agent.max_reasoning_attempts,
+        llm=config.llm if config is not None and config.llm is not None else step.llm,
+        max_attempts=config.max_attempts if config is not None and config.max_attempts else agent.max_reasoning_attempts,
         rpm_keys=step.rpm_keys,
         max_tokens=agent.max_tokens,
     )

@@ -26,12 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "BaseLLM"]
 
-_BASE_FIELDS = (
-    "top_p", "n", "seed", "presence_penalty", "frequency_penalty", "max_tokens", "api_key",
-    "base_url", "provider", "stream", "llm_type", "is_litellm", "prefer_upload",
-)
-"""CrewAI's ``BaseLLM`` fields besides model, temperature, stop and additional_params."""
-
 DEFAULT_CONTEXT_WINDOW = 4096
 """What ``get_context_window_size()`` answers when a client does not know better (CrewAI's default)."""
 
@@ -75,20 +69,78 @@ class BaseLLM(ABC):  # noqa: B024 - call() or acall(), either one: checked in __
         self,
         model: str | None = None,
         temperature: float | None = None,
-        stop: list[str] | None = None,
+        stop: list[str] | str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        provider: str = "openai",
+        prefer_upload: bool = False,
+        is_litellm: bool = False,
+        additional_params: dict[str, Any] | None = None,
+        top_p: float | None = None,
+        n: int | None = None,
+        seed: int | None = None,
+        presence_penalty: float | None = None,
+        frequency_penalty: float | None = None,
+        max_tokens: int | float | None = None,
+        stream: bool | None = None,
+        llm_type: str = "base",
         **kwargs: Any,
     ) -> None:
+        """CrewAI's ``BaseLLM`` fields, kept for the subclass to use (a custom client sends what
+        it wants); keywords it does not know go into ``additional_params``, as CrewAI's do."""
         if model is not None:
             if not isinstance(model, str) or not model.strip():
                 raise ValueError(f"{type(self).__name__}: model must be a non-empty string, got {model!r}")
             self.model = model
         self.temperature = temperature
-        self.stop: list[str] = list(stop or [])
-        for name in _BASE_FIELDS:  # CrewAI's BaseLLM fields set by keyword (top_p=..., seed=...)
-            if name in kwargs:
-                setattr(self, name, kwargs.pop(name))
-        self.additional_params: dict[str, Any] = dict(kwargs.pop("additional_params", None) or {})
+        self.stop: list[str] = [stop] if isinstance(stop, str) else list(stop or [])
+        given = {"api_key": api_key, "base_url": base_url, "top_p": top_p, "n": n, "seed": seed,
+                 "presence_penalty": presence_penalty, "frequency_penalty": frequency_penalty,
+                 "max_tokens": max_tokens, "stream": stream}
+        for name, value in given.items():  # None leaves a subclass's class default in place
+            if value is not None:
+                setattr(self, name, value)
+        if provider != "openai" or type(self).provider is None:
+            self.provider = provider
+        if prefer_upload or is_litellm:
+            self.prefer_upload, self.is_litellm = prefer_upload, is_litellm
+        if llm_type != "base":
+            self.llm_type = llm_type
+        self.additional_params: dict[str, Any] = dict(additional_params or {})
         self.additional_params.update(kwargs)
+
+    @property
+    def stop_sequences(self) -> list[str]:
+        """``stop`` under CrewAI's other name."""
+        return self.stop
+
+    @stop_sequences.setter
+    def stop_sequences(self, value: list[str] | str | None) -> None:
+        self.stop = [value] if isinstance(value, str) else list(value or [])
+
+    def to_config_dict(self) -> dict[str, Any]:
+        """The keywords that rebuild this client with ``LLM(**config)`` (CrewAI's): the model
+        (``provider/model`` when the name has no prefix), and temperature, base URL and stop
+        when they are set."""
+        model = self.model if "/" in self.model or not self.provider else f"{self.provider}/{self.model}"
+        config: dict[str, Any] = {"model": model}
+        if self.temperature is not None:
+            config["temperature"] = self.temperature
+        if self.base_url is not None:
+            config["base_url"] = self.base_url
+        if self.stop:
+            config["stop"] = list(self.stop)
+        return config
+
+    def format_text_content(self, text: str) -> dict[str, Any]:
+        """``text`` as one content part of a message (the OpenAI form; a client may override)."""
+        return {"type": "text", "text": text}
+
+    def get_file_uploader(self) -> Any:
+        """CrewAI's provider file-upload helper: None, crewgraph sends files inline as content
+        parts (``Agent(multimodal=True)``), never through a provider's file API."""
+        return None
 
     async def acall(
         self,

@@ -319,11 +319,6 @@ class LLM(BaseLLM):
         """Whether the model is Anthropic's (CrewAI's flag)."""
         return self.provider == "anthropic" or "claude" in self.model.lower()
 
-    @property
-    def stop_sequences(self) -> list[str]:
-        """CrewAI's name for :attr:`stop`."""
-        return list(self.stop)
-
     def supports_multimodal(self) -> bool:
         """Whether the model reads images (known vision families; unknown local models: False)."""
         from crewgraph.llm._windows import is_multimodal

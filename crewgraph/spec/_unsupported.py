@@ -30,7 +30,6 @@ _AGENT_ONLY: dict[str, tuple[tuple[Any, ...], str]] = {
     "a2a": ((), "agent-to-agent delegation to remote agents is not supported"),
     "from_repository": ((), _PLATFORM),
     "executor_class": ((), _EXECUTOR),
-    "planning_config": ((), "use reasoning=True and max_reasoning_attempts"),
     "agent_knowledge_context": ((), _EXECUTOR),
     "crew_knowledge_context": ((), _EXECUTOR),
     "knowledge_search_query": ((), _EXECUTOR),

@@ -49,6 +49,10 @@ class Agent(BaseAgent):
     )
     system_template: str | None = None
     reasoning: bool = Field(default=False, description="Plan the task (a reasoning node) before working on it")
+    planning: bool = Field(default=False, description="CrewAI's newer name for reasoning: plan before working")
+    planning_config: Any = Field(
+        default=None, description="PlanningConfig: how the agent plans (its presence turns planning on)"
+    )
     max_reasoning_attempts: int | None = Field(
         default=None, ge=1, description="Most plan refinements; None: until the plan is ready (at most 5)"
     )
@@ -87,6 +91,22 @@ class Agent(BaseAgent):
                 "a sandbox: it runs as you), or run the whole crew in a container"
             )
         return self
+
+    @field_validator("planning_config", mode="before")
+    @classmethod
+    def _check_planning_config(cls, v: Any) -> Any:
+        from crewgraph.spec.planning_config import PlanningConfig
+
+        if v is None or isinstance(v, PlanningConfig):
+            return v
+        if isinstance(v, dict):
+            return PlanningConfig(**v)
+        raise ValueError(f"planning_config must be a PlanningConfig (or a dict of its fields), got {type(v).__name__}")
+
+    @property
+    def planning_enabled(self) -> bool:
+        """Whether the agent plans before each task (``planning``, ``planning_config`` or ``reasoning``)."""
+        return self.planning or self.planning_config is not None or self.reasoning
 
     _validate_guardrail = field_validator("guardrail", mode="before")(classmethod(lambda cls, v: check_guardrail(v)))
     @field_validator("function_calling_llm", mode="before")
