@@ -200,6 +200,7 @@ PATHS: dict[str, dict[str, str]] = {
     # utilities: crewgraph's storage locations under CrewAI's names
     "crewgraph.utilities": {},
     "crewgraph.utilities.paths": {"db_storage_path": "crewgraph._internal.storage"},
+    "crewgraph.utilities.prompts": {"*": "crewgraph.spec.prompts"},
     "crewgraph.utilities.constants": {
         "KNOWLEDGE_DIRECTORY": "crewgraph._internal.storage",
         "TRAINED_AGENTS_DATA_FILE": _TRAINING_FILES,

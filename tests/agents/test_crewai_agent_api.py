@@ -112,3 +112,17 @@ def test_task_key_prompt_copy_and_async_execute() -> None:
     assert write_copy.agent is second and write_copy.context == [research_copy] and write_copy.id != write.id
     out = asyncio.run(write_copy.aexecute_sync())
     assert out.raw == "new" and write_copy.output is out
+
+
+def test_prompts_give_the_system_prompt_crewgraph_sends() -> None:
+    from crewgraph.utilities.prompts import Prompts
+
+    llm = FakeLLM(default="ok")
+    agent = Agent(role="Writer", goal="write", backstory="seasoned", llm=llm)
+    parts = Prompts(agent=agent, use_system_prompt=True).task_execution()
+    Crew(agents=[agent], tasks=[Task(description="Write", expected_output="text", agent=agent)]).kickoff()
+    assert parts["system"] == llm.calls[0].messages[0]["content"]  # type: ignore[typeddict-item]
+    assert "{input}" in parts["user"] and parts["prompt"].startswith(parts["system"])  # type: ignore[typeddict-item]
+    assert set(Prompts(agent=agent).task_execution()) == {"prompt"}
+    with pytest.raises(ValueError, match="prompt_template is not supported"):
+        Prompts(agent=agent, prompt_template="{{ .Prompt }}")
