@@ -140,9 +140,9 @@ def test_unknown_agent_field_with_suggestion(tmp_path: Path) -> None:
 
 
 def test_unsupported_crewai_field_says_so(tmp_path: Path) -> None:
-    agent = RESEARCHER.replace('"verbose": false,', '"verbose": false,\n    "planning_config": {"reasoning_effort": "medium"},')
+    agent = RESEARCHER.replace('"verbose": false,', '"verbose": false,\n    "from_repository": "acme/researcher",')
     msg = error_of(project(tmp_path, agents__researcher_jsonc=agent))
-    assert "agents/researcher.jsonc:10: agent 'researcher', field 'planning_config'" in msg
+    assert "agents/researcher.jsonc:10: agent 'researcher', field 'from_repository'" in msg
     assert "CrewAI field crewgraph does not support" in msg
 
 
