@@ -7,9 +7,9 @@ Field names follow CrewAI's (``raw``, ``pydantic``, ``json_dict``,
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from crewgraph.usage_metrics import UsageMetrics
 
@@ -41,12 +41,6 @@ class _Result(BaseModel):
     pydantic: BaseModel | None = None
     json_dict: dict[str, Any] | None = None
     token_usage: UsageMetrics = Field(default_factory=UsageMetrics)
-    tool_failures: list[Any] = Field(default_factory=list)
-
-    @property
-    def has_tool_failures(self) -> bool:
-        """True when a tool failed during the work (check before trusting ``raw``)."""
-        return bool(self.tool_failures)
 
     @property
     def json(self) -> str | None:  # type: ignore[override]
@@ -85,6 +79,8 @@ class TaskOutput(_Result):
     agent: str = ""
     output_format: OutputFormat = OutputFormat.RAW
     messages: list[dict[str, Any]] = Field(default_factory=list)
+    tool_failures: list[Any] = Field(default_factory=list)
+    """The tool failures of this task's work (``ToolFailureRecord``s), as CrewAI records them."""
     grounded: bool | None = None
     """Whether the answer rests on what the agent's tools returned: False when the agent called
     tools and every call failed or returned nothing usable (the answer can only be the model's
@@ -94,10 +90,18 @@ class TaskOutput(_Result):
     """What went wrong without failing the task (a tool that failed on every call...): the same
     text as the warning on the executed graph and in the run summary."""
 
-    def model_post_init(self, __context: Any) -> None:
-        if self.summary is None and self.description:
-            words = self.description.split()
-            self.summary = " ".join(words[:10]) + ("..." if len(words) > 10 else "")
+    @property
+    def has_tool_failures(self) -> bool:
+        """True when a tool failed during the work (check before trusting ``raw``)."""
+        return bool(self.tool_failures)
+
+    @model_validator(mode="after")
+    def set_summary(self) -> Self:
+        """CrewAI's validator: ``summary`` is the description's first ten words and ``...``
+        (whatever was given, as CrewAI's; rerun on assignment when validated)."""
+        excerpt = " ".join(self.description.split(" ")[:10])
+        self.summary = f"{excerpt}..."
+        return self
 
 
 class CrewOutput(_Result):
@@ -114,6 +118,17 @@ class CrewOutput(_Result):
         if self.json_dict is not None and key in self.json_dict:
             return self.json_dict[key]
         raise KeyError(f"Key '{key}' not found in CrewOutput.")
+
+    @property
+    def tool_failures(self) -> list[Any]:
+        """Every tool failure of the run's tasks, in task order (CrewAI's property): a crew can
+        finish with some -- agents narrate a failed step and carry on."""
+        return [failure for task in self.tasks_output for failure in task.tool_failures]
+
+    @property
+    def has_tool_failures(self) -> bool:
+        """True when a tool failed in any task (check before trusting ``raw``)."""
+        return any(task.tool_failures for task in self.tasks_output)
 
     @property
     def pending(self) -> bool:

@@ -40,7 +40,8 @@ _ADAPTERS = "crewgraph.adapters"
 PATHS: dict[str, dict[str, str]] = {
     # the top level: CrewAI's names beside crewgraph's own (crewgraph/__init__.py)
     "crewgraph": {"CrewBase": "crewgraph.project", "Knowledge": "crewgraph.knowledge",
-                  "LLMGuardrail": "crewgraph.spec.guardrails", "PlanningConfig": "crewgraph.spec.planning_config"},
+                  "LLMGuardrail": "crewgraph.spec.guardrails", "PlanningConfig": "crewgraph.spec.planning_config",
+                  "ExecutionContext": "crewgraph.context"},
     # agents, tasks, crews
     "crewgraph.agent": {"Agent": "crewgraph.spec.agent", "CrewTrainingHandler": _TRAINING_FILES},
     # agents of other frameworks (crewgraph.adapters)

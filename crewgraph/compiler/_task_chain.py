@@ -81,6 +81,7 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
     fields.update(
         label=name,
         task_name=name,
+        task_id=str(task.id),
         description=task.description,
         expected_output=task.expected_output,
         tools=tuple(tools),

@@ -27,7 +27,7 @@ from typing import Any
 
 from crewgraph.events.base import BaseEvent
 
-__all__ = ["ENDS", "PAIRS", "link"]
+__all__ = ["ENDS", "PAIRS", "link", "open_scopes", "restore_scopes"]
 
 PAIRS: dict[str, str] = {
     "flow_finished": "flow_started",
@@ -169,6 +169,19 @@ def _key(start_type: str, event: BaseEvent) -> tuple[Any, ...]:
     return (start_type, *(str(values.get(f)) if values.get(f) is not None else None for f in _IDENTITY))
 
 
+def open_scopes() -> tuple[tuple[str, str], ...]:
+    """The open scopes of this context, innermost last, as ``(started event id, its type)``
+    (CrewAI's ``event_id_stack``; ``crewgraph.context.capture_execution_context``)."""
+    return tuple((event_id, str(key[0])) for event_id, key in _stack.get())
+
+
+def restore_scopes(scopes: tuple[tuple[str, str], ...]) -> None:
+    """Make ``scopes`` (from :func:`open_scopes`, maybe of another context) this context's open
+    scopes: later events get the innermost as parent. A scope's ending event emitted here is
+    paired through the registry (the snapshot has no identity key) and closes it on this stack."""
+    _stack.set(tuple((event_id, (event_type,)) for event_id, event_type in scopes)[-_MAX_DEPTH:])
+
+
 def link(event: BaseEvent, listened: Callable[[type[BaseEvent]], bool]) -> None:
     """Set ``event``'s ``parent_event_id`` / ``started_event_id`` and open or close its scope."""
     kind = event.type
@@ -202,6 +215,9 @@ def _close(event: BaseEvent, start: str, stack: tuple[_Scope, ...]) -> None:
                 event.parent_event_id = stack[-1][0]
             return
         started, parent = found
+        restored = [i for i, (event_id, _) in enumerate(stack) if event_id == started]
+        if restored:  # a scope restore_scopes put here: it ends now
+            _stack.set(stack[:restored[-1]])
     if event.started_event_id is None:
         event.started_event_id = started
     if event.parent_event_id is None:

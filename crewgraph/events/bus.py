@@ -314,6 +314,12 @@ class CrewGraphEventsBus:
             if mine:
                 await asyncio.gather(*(self._guard(h, source, event) for h in mine))
 
+    def emission_state(self) -> tuple[int, str | None]:
+        """``(emission_sequence, event_id)`` of the last event stamped (``(0, None)`` before any):
+        what ``crewgraph.context.capture_execution_context`` records."""
+        with self._stamp_lock:
+            return self._sequence, self._last_event_id
+
     def _stamp(self, source: Any, event: BaseEvent) -> None:
         """CrewAI's emission fields: the sequence number, the previous event, the parent and
         started events (:mod:`crewgraph.events._lineage`), the source's fingerprint (an agent,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from crewgraph._internal import execution_vars
 from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import LLMError, MaxIterationsError, NodeTimeoutError
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
@@ -122,6 +123,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     kind: ClassVar[str] = "agent_step"
 
     task_name: str
+    task_id: str | None = None
+    """``str(task.id)``: the current task id (``crewgraph.context.get_current_task_id``) while it runs."""
     description: str
     expected_output: str
     agent_role: str
@@ -177,6 +180,13 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
 
     async def run(self, ctx: NodeContext) -> NodeResult:
+        token = execution_vars.current_task_id.set(self.task_id)
+        try:
+            return await self._run(ctx)
+        finally:
+            execution_vars.current_task_id.reset(token)
+
+    async def _run(self, ctx: NodeContext) -> NodeResult:
         if ctx.resume is None and self.human_input:
             paused = human_input.paused_loop(self, ctx)
             if isinstance(paused, _Loop):  # resumed after a pause for review: continue, no model call
@@ -540,6 +550,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
                 available=available,
                 agent_role=self.agent_role,
                 task_name=self.task_name,
+                task_id=self.task_id,
                 policies=self.tool_policies,
                 cache=self.cache,
                 max_result_chars=self.max_tool_result_chars,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from crewgraph._internal import execution_vars
 from crewgraph._internal.interpolate import interpolate
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
 from crewgraph.events.crew_events import TaskStartedEvent
@@ -79,10 +80,14 @@ class ExternalAgentNode(Node):
         )
         tools = list(self.tools)
         execute = getattr(self.agent, self.method)
-        if inspect.iscoroutinefunction(execute):
-            answer = await execute(task, context or None, tools)
-        else:
-            answer = await asyncio.to_thread(execute, task, context or None, tools)
+        token = execution_vars.current_task_id.set(str(self.task.id))
+        try:
+            if inspect.iscoroutinefunction(execute):
+                answer = await execute(task, context or None, tools)
+            else:
+                answer = await asyncio.to_thread(execute, task, context or None, tools)
+        finally:
+            execution_vars.current_task_id.reset(token)
         text = answer if isinstance(answer, str) else str(getattr(answer, "raw", answer))
         ctx.emit(AgentExecutionCompletedEvent(agent_role=self.agent_role, task_name=self.task_name, output=text))
         output = TaskOutput(

@@ -19,9 +19,11 @@ import copy
 import time
 from collections import Counter, deque
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from crewgraph._internal import execution_vars
 from crewgraph.errors import LoopGuardError
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.flow_events import (
@@ -109,6 +111,19 @@ class FlowRunState:
                 "ended: make the router leave the loop, or raise the bound with the class "
                 "attribute `max_method_calls` or `kickoff(max_method_calls=...)`."
             )
+
+
+def _flow_scope(run_id: str | None, flow: Any, method: str) -> list[tuple[ContextVar[Any], Token[Any]]]:
+    """Set CrewAI's flow context variables for one method call (``crewgraph.context``'s
+    ``ExecutionContext`` reads them); the tokens undo it."""
+    state = getattr(flow, "state", None) if flow is not None else None
+    flow_id = state.get("id") if isinstance(state, dict) else getattr(state, "id", None)
+    return [
+        (execution_vars.current_flow_request_id, execution_vars.current_flow_request_id.set(run_id)),
+        (execution_vars.current_flow_id,
+         execution_vars.current_flow_id.set(None if flow_id is None else str(flow_id))),
+        (execution_vars.current_flow_method_name, execution_vars.current_flow_method_name.set(method)),
+    ]
 
 
 def flow_run_state(ctx: NodeContext) -> FlowRunState:
@@ -202,6 +217,7 @@ class FlowMethodNode(Node):
         token = CURRENT_CALL.set(call)
         extras = ctx.state.extras
         flow = frs.flow if frs.flow is not None else getattr(self.fn, "__self__", None)
+        scope = _flow_scope(ctx.run_id or None, flow, self.method)
         try:
             args, kwargs = await flow_pre_step(extras, flow=flow, method=self.method,
                                                args=self._args(triggered, payload, extra), kwargs=extra)
@@ -220,6 +236,8 @@ class FlowMethodNode(Node):
             raise
         finally:
             CURRENT_CALL.reset(token)
+            for var, var_token in scope:
+                var.reset(var_token)
         result = self._result(value, payload, triggered)
         if frs.journal is not None:
             frs.journal(self.method, value)

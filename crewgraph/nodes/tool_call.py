@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from crewgraph._internal import execution_vars
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.policies import RetryPolicy
@@ -129,6 +130,8 @@ class ToolCallNode(Node):
     available: tuple[str, ...] = ()
     agent_role: str | None = None
     task_name: str | None = None
+    task_id: str | None = None
+    """The calling task's id: ``crewgraph.context.get_current_task_id()`` inside the tool."""
     policies: tuple[Any, ...] = ()
     cache: bool = True
     max_result_chars: int | None = None
@@ -139,7 +142,11 @@ class ToolCallNode(Node):
     async def run(self, ctx: NodeContext) -> NodeResult:
         from crewgraph.tools._invoke import invoke_tool_call
 
-        outcome = await invoke_tool_call(self, ctx)
+        token = execution_vars.current_task_id.set(self.task_id)
+        try:
+            outcome = await invoke_tool_call(self, ctx)
+        finally:
+            execution_vars.current_task_id.reset(token)
         info: dict[str, Any] = {
             "tool": self.call.name,
             "args": _bounded_args(self.call.arguments if outcome.arguments is None else outcome.arguments),

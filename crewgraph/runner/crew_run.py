@@ -136,6 +136,7 @@ async def _run_resolved(
 
     graph, default_llm, _tape = apply_cassette(graph, crew.llm, crew.cassette)  # record/replay, if on
     tasks_by_final = {p["final"]: crew.tasks[p["index"]] for p in graph.meta["tasks"]}
+    plans_by_final = {p["final"]: p for p in graph.meta["tasks"]}
     skipped: set[str] = set()  # keys of conditional tasks whose condition said no
     state = _run_state(crew)
     from crewgraph.runner.human_pause import pause_state
@@ -188,6 +189,9 @@ async def _run_resolved(
         return None
 
     def finish(node: Node, task: Any, output: TaskOutput) -> Any:
+        from crewgraph.runner.task_stats import record_task_stats
+
+        record_task_stats(task, output, plans_by_final.get(node.id), scheduler.records)
         task_done(crew, task, output, inputs, run_id)
         if writer is not None:
             writer.write_checkpoint("task_completed", output.name or task.display_name())
@@ -379,14 +383,12 @@ def _crew_output(graph: Any, result: Any) -> CrewOutput:
             tasks_output.append(out)
     final = result.outputs.get(graph.meta["final"])
     last = final if isinstance(final, TaskOutput) else (tasks_output[-1] if tasks_output else None)
-    failures = [f for t in tasks_output for f in t.tool_failures]
     return CrewOutput(
         raw=last.raw if last else "",
         pydantic=last.pydantic if last else None,
         json_dict=last.json_dict if last else None,
         tasks_output=tasks_output,
         token_usage=result.usage,
-        tool_failures=failures,
         run_id=result.run_id,
         graph=result.run_graph,
     )

@@ -112,7 +112,6 @@ def paused_output(crew: Any, output: CrewOutput, paused: dict[str, dict[str, Any
         raw="",
         tasks_output=output.tasks_output,
         token_usage=output.token_usage,
-        tool_failures=output.tool_failures,
         run_id=output.run_id,
         graph=output.graph,
         crew_name=crew.name or "crew",

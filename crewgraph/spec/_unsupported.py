@@ -20,6 +20,7 @@ __all__ = ["UNSUPPORTED", "reject_unsupported"]
 _PLATFORM = "a CrewAI AMP / platform feature"
 _EXECUTOR = "a CrewAI executor internal; crewgraph's engine does this itself"
 _RUN_STATE = "run state in CrewAI, not a definition; crewgraph reports it in TaskOutput and the run graph"
+_COUNTED = "run state: the engine records it on the task as it runs (read `task.<name>`); it cannot be given"
 _CHECKPOINT_STATE = "state CrewAI's checkpoints restore; crewgraph's checkpoints keep the run's own state"
 _TEMPLATES = "raw prompt templates do not apply: crewgraph sends role-tagged chat messages (use system_template)"
 
@@ -63,12 +64,12 @@ UNSUPPORTED: dict[str, dict[str, tuple[tuple[Any, ...], str]]] = {
         "i18n": ((), "prompt translations are not supported"),
         "output": ((), _RUN_STATE),
         "used_tools": ((0,), _RUN_STATE),
-        "tools_errors": ((0,), _RUN_STATE),
-        "delegations": ((0,), _RUN_STATE),
-        "processed_by_agents": ((), _RUN_STATE),
+        "tools_errors": ((0,), _COUNTED),
+        "delegations": ((0,), _COUNTED),
+        "processed_by_agents": ((), _COUNTED),
         "retry_count": ((0,), _RUN_STATE),
-        "start_time": ((), _RUN_STATE),
-        "end_time": ((), _RUN_STATE),
+        "start_time": ((), _COUNTED),
+        "end_time": ((), _COUNTED),
         "checkpoint_original_description": ((), _CHECKPOINT_STATE),
         "checkpoint_original_expected_output": ((), _CHECKPOINT_STATE),
     },

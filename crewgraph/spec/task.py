@@ -23,6 +23,7 @@ from crewgraph.security.fingerprint import Fingerprint
 from crewgraph.security.security_config import SecurityConfig, SecurityConfigField
 from crewgraph.spec._dump import JSON_CLASS_NAME, JSON_NAMED, JSON_TOOLS
 from crewgraph.spec._task_api import TaskAPI
+from crewgraph.spec._task_run_stats import TaskRunStats
 from crewgraph.spec._unsupported import reject_unsupported
 from crewgraph.spec._validators import (
     agent_from_dump,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["Task"]
 
 
-class Task(TaskAPI, BaseModel):  # type: ignore[misc]  # TaskAPI.copy is CrewAI's, not pydantic's
+class Task(TaskAPI, TaskRunStats, BaseModel):  # type: ignore[misc]  # TaskAPI.copy is CrewAI's, not pydantic's
     """One unit of work. Field names and defaults follow CrewAI.
 
     ``context=None`` (the default, "not specified") means: in a sequential crew,
@@ -81,6 +82,7 @@ class Task(TaskAPI, BaseModel):  # type: ignore[misc]  # TaskAPI.copy is CrewAI'
     )
     _tools_from_agent: bool = PrivateAttr(default=False)
     _output: "TaskOutput | None" = PrivateAttr(default=None)
+    _run_stats: dict[str, Any] | None = PrivateAttr(default=None)
     input_files: dict[str, Any] = Field(
         default_factory=dict,
         description="Files for this task by name: a path or an image URL; {name} in the description names it",
