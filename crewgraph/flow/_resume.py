@@ -109,7 +109,22 @@ async def resume_run(
     from crewgraph.flow._run import kickoff_flow
     from crewgraph.flow.persistence import resolve_class_store
 
+    from crewgraph.checkpoint.lease import holding
+    from crewgraph.flow._lease import take_flow_lease
+
     store = persistence or resolve_class_store(type(flow) if flow is not None else cls, flow)
+    find_run(store, run_id)  # a clear error for an unknown run before waiting on any lease
+    # The lease before the record: a resumer that waited reads what the holder left (an
+    # answered run no longer waits; the method after the answer runs once).
+    keeper, owns = await take_flow_lease(flow if flow is not None else cls, store, run_id)
+    if not owns:
+        return await _resume_leased(flow, cls, store, run_id, answer, persistence, limit, kickoff_flow)
+    with holding(keeper):  # handed on to the run, released when it ends
+        return await _resume_leased(flow, cls, store, run_id, answer, persistence, limit, kickoff_flow)
+
+
+async def _resume_leased(flow: Flow[Any] | None, cls: Any, store: FlowPersistence, run_id: str, answer: Any,
+                         persistence: FlowPersistence | None, limit: Any, kickoff_flow: Any) -> Any:
     record = find_run(store, run_id)
     if record.get("status") == "completed":
         raise ValueError(f"flow run {run_id!r} already completed; nothing to resume")
