@@ -119,7 +119,7 @@ async def _keyed(flow: Any, store: Any, run_id: str, inputs: Any, limit: Any, ki
         blob = record["output"]
         return load_output(base64.b64decode(blob)) if blob is not None else None
     if record.get("status") == "paused":
-        from crewgraph.flow.human_feedback import PendingRun, PendingQuestion
+        from crewgraph.flow.human_feedback import PendingQuestion, PendingRun
 
         questions = tuple(PendingQuestion(method=p["method"], question=p["question"], key=p["key"])
                           for p in record.get("pending") or [])
