@@ -22,9 +22,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from crewgraph.checkpoint.lease import LeaseKeeper, aacquire_lease, held_lease
-
 if TYPE_CHECKING:
+    from crewgraph.checkpoint.lease import LeaseKeeper
     from crewgraph.flow.flow import Flow
     from crewgraph.flow.persistence import FlowPersistence
 
@@ -55,6 +54,8 @@ def lease_settings(flow: Any) -> tuple[float, float]:
 async def take_flow_lease(flow: Any, store: FlowPersistence, run_id: str) -> tuple[LeaseKeeper | None, bool]:
     """(the lease on flow run ``run_id``, whether the caller must release it). A lease this task
     already holds is handed on; a store without leases (not SQLite) gives ``(None, False)``."""
+    from crewgraph.checkpoint.lease import aacquire_lease, held_lease
+
     resource = flow_resource(run_id)
     held = held_lease(resource)
     if held is not None:

@@ -32,7 +32,6 @@ from crewgraph.events.flow_events import (
     FlowStartedEvent,
 )
 from crewgraph.flow._journal import Journal, load_replay
-from crewgraph.flow._lease import take_flow_lease
 from crewgraph.flow._spec import TRIGGER_PAYLOAD_KEYS
 from crewgraph.graph.node import Node
 from crewgraph.graph.run_state import RunState
@@ -109,9 +108,11 @@ async def _kickoff_flow(
     stores = flow._persistence_plan()
     flow._prepare_state(inputs, stores)
     journal_store = stores[""][0] if "" in stores and stores[""][0].supports_runs else None
-    # A conversational turn is always a new run of the session, never a resume of the last one.
     keeper: Any = None
     owns = False
+    if journal_store is not None:  # only a journaled run is leased (sqlite loads only then)
+        from crewgraph.flow._lease import take_flow_lease
+    # A conversational turn is always a new run of the session, never a resume of the last one.
     if resume is None and journal_store is not None and "id" in inputs and not flow.__dict__.get("_fresh_run"):
         latest = journal_store.latest_run(str(inputs["id"]))
         if latest is not None and latest.get("status") in RESUMABLE:

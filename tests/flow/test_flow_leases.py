@@ -146,3 +146,26 @@ def test_run_key_in_process(tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="needs a persisted flow"):
         Plain().kickoff(run_key="k")
     assert issubclass(RunLeasedError, CheckpointError)
+
+
+def test_a_held_flow_run_is_refused_naming_the_holder_then_free_after_release(tmp_path: Path) -> None:
+    from crewgraph.checkpoint.lease import acquire_lease
+
+    store = SQLiteFlowPersistence(tmp_path / "held.db")
+
+    @persist(store)
+    class Asks(Flow[dict]):
+        input_provider = "persisted"
+
+        @start()
+        def a(self) -> str:
+            return str(self.ask("ok?"))
+
+    pending = Asks().kickoff()
+    mine = acquire_lease(store.lease_backend(), f"flow:{pending.run_id}", ttl=5, owns_backend=True)
+    try:
+        with pytest.raises(RunLeasedError, match=f"pid {os.getpid()}.*lease expires at"):
+            Asks().resume(pending.run_id, "yes")
+    finally:
+        mine.release()
+    assert Asks().resume(pending.run_id, "yes") == "yes"
