@@ -151,7 +151,8 @@ async def _execute(
     from crewgraph.runtime import Scheduler
 
     name = flow.flow_name
-    frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload)
+    frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload,
+                        flow=flow)
     journal = Journal(flow, run_id, stores, journal_store)
     if journal_store is not None:
         frs.pausable = True
