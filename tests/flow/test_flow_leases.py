@@ -169,3 +169,45 @@ def test_a_held_flow_run_is_refused_naming_the_holder_then_free_after_release(tm
     finally:
         mine.release()
     assert Asks().resume(pending.run_id, "yes") == "yes"
+
+
+def test_a_waiter_whose_run_moved_on_to_a_new_question_does_not_answer_it(tmp_path: Path) -> None:
+    import threading
+
+    from crewgraph.checkpoint.lease import acquire_lease, holding
+
+    store = SQLiteFlowPersistence(tmp_path / "moved.db")
+
+    @persist(store)
+    class TwoQuestions(Flow[dict]):
+        input_provider = "persisted"
+        lease_wait = 10
+
+        @start()
+        def first(self) -> str:
+            return str(self.ask("First?"))
+
+        @listen(first)
+        def second(self, one: str) -> str:
+            return one + str(self.ask("Second?"))
+
+    pending = TwoQuestions().kickoff()
+    outcome: list[BaseException | Any] = []
+    keeper = acquire_lease(store.lease_backend(), f"flow:{pending.run_id}", ttl=5, owns_backend=True)
+    with holding(keeper):  # this task answers first; the waiter's answer was meant for "First?"
+        waiter = threading.Thread(target=lambda: outcome.append(_catch(TwoQuestions.resume, pending.run_id, "late")))
+        waiter.start()
+        time.sleep(0.3)
+        again = TwoQuestions().resume(pending.run_id, "early")
+        assert again.question == "Second?"
+    waiter.join(timeout=20)
+    assert isinstance(outcome[0], ValueError) and "answered by another process meanwhile" in str(outcome[0])
+    assert "second: Second?" in str(outcome[0])
+    assert TwoQuestions().resume(pending.run_id, "!") == "early!"
+
+
+def _catch(call: Any, *args: Any) -> Any:
+    try:
+        return call(*args)
+    except BaseException as exc:
+        return exc
