@@ -211,3 +211,34 @@ def _catch(call: Any, *args: Any) -> Any:
         return call(*args)
     except BaseException as exc:
         return exc
+
+
+def test_kickoff_with_the_id_of_a_held_unfinished_run_is_refused(tmp_path: Path) -> None:
+    from crewgraph.checkpoint.lease import acquire_lease
+
+    store = SQLiteFlowPersistence(tmp_path / "byid.db")
+    runs: list[str] = []
+
+    @persist(store)
+    class Fails(Flow[dict]):
+        @start()
+        def a(self) -> str:
+            runs.append("a")
+            if self.state.get("fail", True):
+                raise RuntimeError("boom")
+            return "ok"
+
+    flow = Fails()
+    with pytest.raises(RuntimeError):
+        flow.kickoff()
+    state_id = flow.state["id"]
+    failed = store.latest_run(state_id)
+    assert failed is not None and failed["status"] == "failed"
+    mine = acquire_lease(store.lease_backend(), f"flow:{failed['run_id']}", ttl=5, owns_backend=True)
+    try:
+        with pytest.raises(RunLeasedError, match=f"flow run '{failed['run_id']}'"):
+            Fails().kickoff({"id": state_id, "fail": False})
+    finally:
+        mine.release()
+    assert runs == ["a"]
+    assert Fails().kickoff({"id": state_id, "fail": False}) == "ok"
