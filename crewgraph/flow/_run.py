@@ -121,7 +121,8 @@ async def _kickoff_flow(
     flow._trigger_payload = payload
     graph = flow.compile()
     run_id = str(resume["run_id"]) if resume is not None else (current_run_id() or new_run_id())
-    frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload)
+    frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload,
+                        flow=flow)
     journal = Journal(flow, run_id, stores, journal_store)
     if journal_store is not None:
         frs.pausable = True

@@ -16,7 +16,9 @@ point                     when                                         ``payload
 ========================  ===========================================  ==========================
 
 ``PRE_STEP``/``POST_STEP`` are a crew task's edges (``StepContext``, ``kind="task"``; see
-:mod:`crewgraph.hooks.steps`): the context the agent starts with, then the task's final output.
+:mod:`crewgraph.hooks.steps`): the context the agent starts with, then the task's final output;
+and a flow method's (``kind="flow_method"``; see :mod:`crewgraph.hooks.flow_steps`): its call's
+arguments, then its return value.
 
 ``HookAborted`` raised by a hook stops the operation with its reason. Any other exception
 fails it with a ``CallbackError`` naming the hook (crewgraph's rule for every hook: a broken
@@ -152,7 +154,8 @@ class ExecutionEndContext(InterceptionContext):
 
 @dataclass
 class StepContext(InterceptionContext):
-    """``PRE_STEP``/``POST_STEP`` of a task (``kind="task"``, ``step_name`` its name)."""
+    """``PRE_STEP``/``POST_STEP`` of a task (``kind="task"``) or a flow method
+    (``kind="flow_method"``); ``step_name`` is the task's or the method's name."""
 
     kind: str | None = None
     step_name: str | None = None

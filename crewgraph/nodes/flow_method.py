@@ -31,6 +31,7 @@ from crewgraph.events.flow_events import (
 )
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.hooks.flow_steps import flow_post_step, flow_pre_step
 from crewgraph.nodes.flow_pause import CURRENT_CALL, RERUN, InputRequired, MethodCall
 
 __all__ = [
@@ -78,6 +79,8 @@ class FlowRunState:
     """Whether a method may pause for input (the run is persisted, so it can resume)."""
     state_of: Callable[[], Any] | None = None
     """Returns the flow's current state (for the method events' ``state`` copies)."""
+    flow: Any = None
+    """The Flow instance being run (``ctx.flow`` of the method step hooks)."""
 
     def state_copy(self) -> dict[str, Any] | None:
         """The flow state as a dict snapshot for an event, as CrewAI's method events carry it
@@ -197,8 +200,13 @@ class FlowMethodNode(Node):
             self.method, frs.per_method[self.method], frs.answers, frs.prepared, pausable=frs.pausable
         )
         token = CURRENT_CALL.set(call)
+        extras = ctx.state.extras
+        flow = frs.flow if frs.flow is not None else getattr(self.fn, "__self__", None)
         try:
-            value = await self._call(triggered, payload, extra)
+            args, kwargs = await flow_pre_step(extras, flow=flow, method=self.method,
+                                               args=self._args(triggered, payload, extra), kwargs=extra)
+            value = await self._invoke(args, kwargs)
+            value = await flow_post_step(extras, flow=flow, method=self.method, result=value)
         except InputRequired as pause:
             # Pausing is a node outcome: no output, no successors; the run is saved as paused.
             return NodeResult(pending={"method": self.method, "key": pause.key, "question": pause.question,
@@ -227,13 +235,14 @@ class FlowMethodNode(Node):
             )
         return result
 
-    async def _call(self, triggered: bool, payload: Any, extra: dict[str, Any] | None = None) -> Any:
+    def _args(self, triggered: bool, payload: Any, extra: dict[str, Any]) -> tuple[Any, ...]:
         # A start method run at kickoff has no trigger: it is called without
         # an argument (a required parameter then gets None).
-        args: tuple[Any, ...] = (payload,) if self.takes_arg else ()
-        if self.takes_arg and not triggered and (self.arg_optional or extra):
-            args = ()
-        kwargs = extra or {}
+        if not self.takes_arg or (not triggered and (self.arg_optional or extra)):
+            return ()
+        return (payload,)
+
+    async def _invoke(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.is_async:
             return await self.fn(*args, **kwargs)
         return await asyncio.to_thread(self.fn, *args, **kwargs)
