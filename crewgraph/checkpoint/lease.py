@@ -291,26 +291,33 @@ def acquire_lease(backend: LeaseBackend, resource: str, *, ttl: float, wait: flo
 
 
 async def aacquire_lease(backend: LeaseBackend, resource: str, *, ttl: float, wait: float = 0.0,
-                         what: str | None = None) -> LeaseKeeper:
+                         what: str | None = None, owns_backend: bool = False) -> LeaseKeeper:
     """:func:`acquire_lease` for the event loop: each attempt is one short transaction, and the
     wait between attempts is an ``asyncio.sleep`` (a cancelled waiter never leaves a lease behind)."""
     import asyncio
 
     deadline = time.monotonic() + max(0.0, wait)
     pause = min(0.25, ttl / 4)
-    while True:
-        try:
-            return acquire_lease(backend, resource, ttl=ttl, wait=0.0, what=what)
-        except RunLeasedError as exc:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                if wait <= 0:
-                    raise
-                raise RunLeasedError(
-                    str(exc).replace(" is being run by another process:", f" is being run by another process after "
-                                     f"waiting {wait:g} s:", 1),
-                    resource=exc.resource, holder=exc.holder, expires_at=exc.expires_at) from None
-        await asyncio.sleep(min(pause, left))
+    try:
+        while True:
+            try:
+                keeper = acquire_lease(backend, resource, ttl=ttl, wait=0.0, what=what, owns_backend=False)
+                keeper._owns_backend = owns_backend  # closed with the lease from now on
+                return keeper
+            except RunLeasedError as exc:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if wait <= 0:
+                        raise
+                    raise RunLeasedError(
+                        str(exc).replace(" is being run by another process:", f" is being run by another process "
+                                         f"after waiting {wait:g} s:", 1),
+                        resource=exc.resource, holder=exc.holder, expires_at=exc.expires_at) from None
+            await asyncio.sleep(min(pause, left))
+    except BaseException:
+        if owns_backend:
+            backend.close()
+        raise
 
 
 def _held_error(held: HeldBy, what: str, where: str, *, waited: float) -> RunLeasedError:

@@ -155,9 +155,14 @@ class Journal:
             run_id=self.run_id, flow_id=state_id(self.flow.state), flow_name=self.flow.flow_name, questions=questions
         )
 
-    def finish(self, status: str, error: str | None = None) -> None:
+    def finish(self, status: str, error: str | None = None, output: Any = None) -> None:
+        """The run's final status; a completed run keeps its result (what a re-issued
+        ``run_key`` returns without running anything)."""
         if self.store is not None:
-            self._save(status, **({"error": error} if error else {}))
+            more: dict[str, Any] = {"error": error} if error else {}
+            if status == "completed":
+                more["output"] = _b64(output)
+            self._save(status, **more)
 
 
 def load_replay(store: FlowPersistence, record: dict[str, Any]) -> tuple[dict[str, list[Any]], dict[str, Any], int]:

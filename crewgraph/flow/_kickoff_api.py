@@ -31,13 +31,16 @@ class KickoffMixin:
         restore_from_state_id: str | None = None,
         *,
         max_method_calls: Any = UNSET,
+        run_key: str | None = None,
     ) -> Any:
         """Run the flow and return the last method's output. ``inputs`` set state fields
         (``{"id": ...}`` restores a persisted state, as ``restore_from_state_id``);
         ``from_checkpoint=CheckpointConfig(restore_from=...)`` continues a checkpointed run.
+        ``run_key`` (a persisted flow) names the run: re-issued, it resumes the unfinished
+        run or returns the finished one's output (:mod:`crewgraph.flow._lease`).
         Blocks; see :meth:`kickoff_async`."""
         return run_sync(self.kickoff_async(inputs, input_files, from_checkpoint, restore_from_state_id,
-                                           max_method_calls=max_method_calls))
+                                           max_method_calls=max_method_calls, run_key=run_key))
 
     async def kickoff_async(
         self,
@@ -47,13 +50,25 @@ class KickoffMixin:
         restore_from_state_id: str | None = None,
         *,
         max_method_calls: Any = UNSET,
+        run_key: str | None = None,
     ) -> Any:
         """Run the flow on the current event loop."""
         from crewgraph._internal.run_context import ambient_run_key
 
-        if ambient_run_key() is not None:  # refused, not ignored: a flow would run again
-            raise ValueError("--run-key (run_key) is not supported on flows yet, only on crews and their batches; "
-                             "continue a flow run with `crewgraph flows resume RUN_ID`")
+        key = run_key if run_key is not None else ambient_run_key()  # `crewgraph run --run-key`
+        if key is not None:
+            if from_checkpoint is not None or restore_from_state_id is not None:
+                from crewgraph.errors import CheckpointError
+
+                raise CheckpointError("give run_key or from_checkpoint/restore_from_state_id, not both: "
+                                      "a run key already says which run to resume")
+            if input_files:
+                raise ValueError("Flow.kickoff(input_files=...) is not supported by crewgraph: put the files "
+                                 "(paths or crewgraph file inputs) in the state through inputs=")
+            from crewgraph.flow._lease import keyed_kickoff
+
+            limit = self.max_method_calls if max_method_calls is UNSET else max_method_calls  # type: ignore[attr-defined]
+            return await keyed_kickoff(self, key, inputs, limit)  # type: ignore[arg-type]
         return await start_kickoff(self, inputs, input_files, from_checkpoint, restore_from_state_id,  # type: ignore[arg-type]
                                    max_method_calls)
 
@@ -65,10 +80,11 @@ class KickoffMixin:
         restore_from_state_id: str | None = None,
         *,
         max_method_calls: Any = UNSET,
+        run_key: str | None = None,
     ) -> Any:
         """CrewAI's name for :meth:`kickoff_async`."""
         return await self.kickoff_async(inputs, input_files, from_checkpoint, restore_from_state_id,
-                                        max_method_calls=max_method_calls)
+                                        max_method_calls=max_method_calls, run_key=run_key)
 
     def stream_events(
         self,

@@ -106,11 +106,36 @@ async def resume_run(
     persistence: FlowPersistence | None,
     limit: Any,
 ) -> Any:
+    from crewgraph.checkpoint.lease import holding
+    from crewgraph.flow._lease import take_flow_lease
     from crewgraph.flow._run import kickoff_flow
     from crewgraph.flow.persistence import resolve_class_store
 
     store = persistence or resolve_class_store(type(flow) if flow is not None else cls, flow)
+    seen = find_run(store, run_id)  # a clear error for an unknown run before waiting on any lease
+    # The lease before the record: a resumer that waited reads what the holder left (an
+    # answered run no longer waits; the method after the answer runs once).
+    keeper, owns = await take_flow_lease(flow if flow is not None else cls, store, run_id)
+    if keeper is None or not owns:
+        return await _resume_leased(flow, cls, store, seen, answer, persistence, limit, kickoff_flow)
+    with holding(keeper):  # handed on to the run, released when it ends
+        return await _resume_leased(flow, cls, store, seen, answer, persistence, limit, kickoff_flow)
+
+
+def _questions(record: dict[str, Any]) -> list[str]:
+    return [str(p.get("key")) for p in record.get("pending") or []]
+
+
+async def _resume_leased(flow: Flow[Any] | None, cls: Any, store: FlowPersistence, seen: dict[str, Any], answer: Any,
+                         persistence: FlowPersistence | None, limit: Any, kickoff_flow: Any) -> Any:
+    run_id = str(seen["run_id"])
     record = find_run(store, run_id)
+    if answer is not None and record.get("status") != "completed" and _questions(record) != _questions(seen):
+        # Another process answered while this one waited, and the run now asks something else:
+        # this answer was given to the earlier question, not to the new one.
+        now = "; ".join(f"{p['method']}: {p['question']}" for p in record.get("pending") or []) or "nothing"
+        raise ValueError(f"flow run {run_id!r} was answered by another process meanwhile and now waits for: "
+                         f"{now}; resume it again with the answer to that")
     if record.get("status") == "completed":
         raise ValueError(f"flow run {run_id!r} already completed; nothing to resume")
     if flow is None:

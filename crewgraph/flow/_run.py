@@ -100,8 +100,6 @@ def _is_pause(result: Any) -> bool:
 async def _kickoff_flow(
     flow: Flow[Any], inputs: dict[str, Any] | None, limit: int | None, resume: dict[str, Any] | None = None
 ) -> Any:
-    from crewgraph.runtime import Scheduler
-
     inputs = dict(inputs or {})
     payload = None
     for key in TRIGGER_PAYLOAD_KEYS:
@@ -110,17 +108,49 @@ async def _kickoff_flow(
     stores = flow._persistence_plan()
     flow._prepare_state(inputs, stores)
     journal_store = stores[""][0] if "" in stores and stores[""][0].supports_runs else None
-    name = flow.flow_name
+    keeper: Any = None
+    owns = False
+    if journal_store is not None:  # only a journaled run is leased (sqlite loads only then)
+        from crewgraph.flow._lease import take_flow_lease
     # A conversational turn is always a new run of the session, never a resume of the last one.
     if resume is None and journal_store is not None and "id" in inputs and not flow.__dict__.get("_fresh_run"):
         latest = journal_store.latest_run(str(inputs["id"]))
         if latest is not None and latest.get("status") in RESUMABLE:
-            resume = latest
+            # Lease it first, then read it again: a holder we waited for may have moved it on.
+            keeper, owns = await take_flow_lease(flow, journal_store, str(latest["run_id"]))
+            if owns:
+                latest = journal_store.load_run(str(latest["run_id"]))
+                flow._prepare_state(inputs, stores)  # the state as that holder left it
+            if latest is not None and latest.get("status") in RESUMABLE:
+                resume = latest
+            elif owns:
+                keeper.release()
+                keeper, owns = None, False
     if resume is not None:
         payload = resume.get("trigger_payload", payload)
     flow._trigger_payload = payload
     graph = flow.compile()
-    run_id = str(resume["run_id"]) if resume is not None else (current_run_id() or new_run_id())
+    if resume is not None:
+        run_id = str(resume["run_id"])
+    else:
+        run_id = flow.__dict__.get("_keyed_run_id") or current_run_id() or new_run_id()
+    if journal_store is not None and keeper is None:
+        keeper, owns = await take_flow_lease(flow, journal_store, run_id)
+    try:
+        return await _execute(flow, inputs, limit, resume, stores, journal_store, graph, run_id, payload)
+    finally:
+        if owns:
+            keeper.release()
+
+
+async def _execute(
+    flow: Flow[Any], inputs: dict[str, Any], limit: int | None, resume: dict[str, Any] | None,
+    stores: dict[str, tuple[Any, bool]], journal_store: Any, graph: Any, run_id: str, payload: Any,
+) -> Any:
+    """One run of the compiled ``graph`` as ``run_id`` (under its lease when journaled)."""
+    from crewgraph.runtime import Scheduler
+
+    name = flow.flow_name
     frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload,
                         flow=flow)
     journal = Journal(flow, run_id, stores, journal_store)
@@ -217,10 +247,10 @@ async def _kickoff_flow(
                 feedback.run_id = run_id
                 return feedback
         return pending
-    journal.finish("completed")
+    result = outputs[-1] if outputs else None
+    journal.finish("completed", output=result)
     if writer is not None:
         writer.write_checkpoint("flow_finished")
-    result = outputs[-1] if outputs else None
     if crewgraph_event_bus.has_handlers(FlowFinishedEvent):
         emit(FlowFinishedEvent(flow_name=name, result=result, state=_state_dict(flow.state),
                                duration_ms=(time.perf_counter() - start) * 1000))

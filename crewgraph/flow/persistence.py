@@ -191,6 +191,13 @@ class SQLiteFlowPersistence(FlowPersistence):
         finally:
             conn.close()
 
+    def lease_backend(self) -> Any:
+        """The lease compare-and-set on this database (a ``leases`` table beside the flow
+        tables, its own connection; see :mod:`crewgraph.flow._lease`)."""
+        from crewgraph.checkpoint._sqlite_leases import SQLiteLeases
+
+        return SQLiteLeases(self._ensure())
+
     def init_db(self) -> None:
         path = self.db_path
         with self._lock, self._connect(path) as conn:
