@@ -254,8 +254,8 @@ def test_max_execution_time_bounds_the_whole_task_including_tool_calls() -> None
 
     @tool("Slow")
     def slow(x: int) -> str:
-        """A tool that hangs until released."""
-        release.wait(10)
+        """A tool that hangs well past the 0.3 s deadline (kickoff waits for it to return)."""
+        release.wait(2)
         return "late"
 
     a = Agent(role="R", goal="g", tools=[slow], max_execution_time=0.3, max_retry_limit=0,

@@ -108,9 +108,19 @@ def test_pause_then_resume_in_new_processes(tmp_path: Path, server: OpenAICompat
         assert store.get_run(first["run_id"]).status == "completed"
 
 
-def test_the_cli_answers_a_paused_crew(tmp_path: Path, server: OpenAICompatServer) -> None:
+def test_the_cli_answers_a_paused_crew(tmp_path: Path, server: OpenAICompatServer,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
     env = _env(tmp_path, server)
-    first = _run(env, "start")
+    # The run pauses here, in the test's process (a new process starting it is the test above's
+    # job); every answer then comes from the CLI, each in a process of its own.
+    monkeypatch.syspath_prepend(str(APPS))
+    for name in ("REVIEW_LLM_URL", "REVIEW_DB"):
+        monkeypatch.setenv(name, env[name])
+    import review_crew
+
+    paused = review_crew.build().kickoff(inputs={"topic": "owls"})
+    assert paused.pending is True
+    first = {"run_id": paused.run_id}
     cli = [sys.executable, "-m", "crewgraph.cli", "checkpoints", "resume", first["run_id"], "--db", str(tmp_path / "cp.db")]
     waiting = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=90)
     assert waiting.returncode == 1 and "paused waiting for a review" in waiting.stderr
