@@ -251,11 +251,13 @@ def test_max_execution_time_bounds_the_whole_task_including_tool_calls() -> None
     from crewgraph.tools import tool
 
     release = threading.Event()
+    finished = threading.Event()
 
     @tool("Slow")
     def slow(x: int) -> str:
-        """A tool that hangs well past the 0.3 s deadline (kickoff waits for it to return)."""
+        """A tool that hangs well past the 0.3 s deadline."""
         release.wait(2)
+        finished.set()
         return "late"
 
     a = Agent(role="R", goal="g", tools=[slow], max_execution_time=0.3, max_retry_limit=0,
@@ -264,5 +266,6 @@ def test_max_execution_time_bounds_the_whole_task_including_tool_calls() -> None
     try:
         with pytest.raises(NodeTimeoutError, match="timed out"):
             crew.kickoff()
+        assert not finished.is_set()  # kickoff returned at the deadline, not after the hung tool
     finally:
         release.set()

@@ -36,7 +36,28 @@ async def _boxed(coro: Coroutine[Any, Any, T]) -> _Boxed[T]:
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     import asyncio
 
-    return asyncio.run(_boxed(coro)).value
+    with asyncio.Runner() as runner:  # asyncio.run's Ctrl-C handling, with our executor
+        runner.get_loop().set_default_executor(_unjoined_executor())
+        return runner.run(_boxed(coro)).value
+
+
+def _unjoined_executor() -> Any:
+    """The run's default executor (sync tools, callbacks, ``asyncio.to_thread``), which the
+    end of the run does not wait for.
+
+    ``asyncio.run`` joins every thread of the default executor on its way out, so a tool
+    hung past its task's ``max_execution_time`` held ``kickoff()`` until the tool returned
+    (a 0.3 s deadline and a tool sleeping 10 s: ``kickoff`` raised the timeout after 10 s).
+    The run has already stopped waiting for such a thread; its end now does too, and the
+    thread finishes (or not) on its own, as a timed-out thread does in CrewAI.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Unjoined(ThreadPoolExecutor):
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            super().shutdown(wait=False, cancel_futures=cancel_futures)
+
+    return Unjoined(thread_name_prefix="crewgraph-worker")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
