@@ -41,7 +41,7 @@ PATHS: dict[str, dict[str, str]] = {
     # the top level: CrewAI's names beside crewgraph's own (crewgraph/__init__.py)
     "crewgraph": {"CrewBase": "crewgraph.project", "Knowledge": "crewgraph.knowledge",
                   "LLMGuardrail": "crewgraph.spec.guardrails", "PlanningConfig": "crewgraph.spec.planning_config",
-                  "ExecutionContext": "crewgraph.context"},
+                  "ExecutionContext": "crewgraph.context", "RuntimeState": "crewgraph.state.runtime"},
     # agents, tasks, crews
     "crewgraph.agent": {"Agent": "crewgraph.spec.agent", "CrewTrainingHandler": _TRAINING_FILES},
     # agents of other frameworks (crewgraph.adapters)
