@@ -123,19 +123,7 @@ class PeopleMixin:
         """:meth:`resume` on the current event loop (what async web handlers call)."""
         return await resume_either(cls, self, feedback, answer, run_id, persistence, max_method_calls)
 
-    @hybrid
-    async def aresume(
-        cls: type[Flow[Any]],
-        self: Flow[Any] | None,
-        feedback: Any = "",
-        answer: Any = None,
-        *,
-        run_id: str = "",
-        persistence: FlowPersistence | None = None,
-        max_method_calls: int | None = None,
-    ) -> Any:
-        """crewgraph's name for :meth:`resume_async`."""
-        return await resume_either(cls, self, feedback, answer, run_id, persistence, max_method_calls)
+    aresume = resume_async  # crewgraph's name for it
 
 
 async def resume_either(

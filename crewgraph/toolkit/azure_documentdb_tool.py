@@ -23,7 +23,6 @@ Entra ID sign-in (``use_azure_identity=True``) is not provided: see its error.
 from __future__ import annotations
 
 import importlib.util
-import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
@@ -136,15 +135,12 @@ class AzureDocumentDBVectorSearchTool(BaseTool):
 
     def _database(self) -> Any:
         if self._client is None:
-            from pymongo import MongoClient
-            from pymongo.driver_info import DriverInfo
+            from crewgraph.toolkit._mongo import mongo_client
 
             uri = self.connection_string or first_env(_ENV)
             if not uri:
                 raise ValueError(f"AzureDocumentDBVectorSearchTool has no connection string: set {_ENV}")
-            ms = self.connection_timeout_ms
-            self._client = MongoClient(uri, serverSelectionTimeoutMS=ms, connectTimeoutMS=ms, socketTimeoutMS=ms,
-                                       driver=DriverInfo(name="crewgraph"))
+            self._client = mongo_client(uri, self.connection_timeout_ms)
         return self._client[self.database_name]
 
     def close(self) -> None:
@@ -199,19 +195,10 @@ class AzureDocumentDBVectorSearchTool(BaseTool):
     def add_texts(self, texts: list[str], metadatas: list[dict[str, Any]] | None = None,
                   ids: list[str] | None = None, batch_size: int = 100) -> list[str]:
         """Embed ``texts`` and insert them (with their metadata); returns the documents' ids."""
-        texts = list(texts)
-        if metadatas is not None and len(metadatas) != len(texts):
-            raise ValueError(f"add_texts got {len(metadatas)} metadatas for {len(texts)} texts")
-        ids = list(ids) if ids is not None else [uuid.uuid4().hex for _ in texts]
-        collection = self._database()[self.collection_name]
-        for start in range(0, len(texts), batch_size):
-            batch = texts[start : start + batch_size]
-            vectors = self._embedder()(batch)
-            collection.insert_many([
-                {"_id": ids[start + i], self.text_key: text, self.embedding_key: [float(x) for x in vec],
-                 **((metadatas or [{}] * len(texts))[start + i])}
-                for i, (text, vec) in enumerate(zip(batch, vectors, strict=True))])
-        return ids
+        from crewgraph.toolkit._mongo import insert_embedded
+
+        return insert_embedded(self._database()[self.collection_name], self._embedder(), texts, metadatas, ids, batch_size,
+                               self.text_key, self.embedding_key)
 
     def create_vector_index(self, *, kind: Literal["vector-hnsw", "vector-ivf", "vector-diskann"] = "vector-hnsw",
                             similarity: Literal["COS", "L2", "IP"] = "COS", dimensions: int | None = None,

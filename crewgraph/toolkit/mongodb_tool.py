@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import importlib.util
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -86,12 +85,9 @@ class MongoDBVectorSearchTool(BaseTool):
 
     def _collection(self) -> Any:
         if self._client is None:
-            from pymongo import MongoClient
-            from pymongo.driver_info import DriverInfo
+            from crewgraph.toolkit._mongo import mongo_client
 
-            ms = int(self.timeout * 1000)
-            self._client = MongoClient(self.connection_string, serverSelectionTimeoutMS=ms, connectTimeoutMS=ms,
-                                       socketTimeoutMS=ms, driver=DriverInfo(name="crewgraph"))
+            self._client = mongo_client(self.connection_string, int(self.timeout * 1000))
         return self._client[self.database_name][self.collection_name]
 
     def close(self) -> None:
@@ -135,18 +131,10 @@ class MongoDBVectorSearchTool(BaseTool):
     def add_texts(self, texts: list[str], metadatas: list[dict[str, Any]] | None = None,
                   ids: list[str] | None = None, batch_size: int = 100) -> list[str]:
         """Embed ``texts`` and insert them (with their metadata); returns the documents' ids."""
-        texts = list(texts)
-        if metadatas is not None and len(metadatas) != len(texts):
-            raise ValueError(f"add_texts got {len(metadatas)} metadatas for {len(texts)} texts")
-        ids = list(ids) if ids is not None else [uuid.uuid4().hex for _ in texts]
-        for start in range(0, len(texts), batch_size):
-            batch = texts[start : start + batch_size]
-            vectors = self._embedder()(batch)
-            docs = [{"_id": ids[start + i], self.text_key: text, self.embedding_key: [float(x) for x in vec],
-                     **((metadatas or [{}] * len(texts))[start + i])}
-                    for i, (text, vec) in enumerate(zip(batch, vectors, strict=True))]
-            self._collection().insert_many(docs)
-        return ids
+        from crewgraph.toolkit._mongo import insert_embedded
+
+        return insert_embedded(self._collection(), self._embedder(), texts, metadatas, ids, batch_size,
+                               self.text_key, self.embedding_key)
 
     def create_vector_search_index(self, *, dimensions: int | None = None, relevance_score_fn: str = "cosine",
                                    auto_index_timeout: float = 15, filter_fields: list[str] | None = None) -> None:
