@@ -22,6 +22,7 @@ import ast
 import fnmatch
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crewgraph import LLM, Agent, BaseLLM, Crew, CrewOutput, Process, Task, TaskOutput
 from crewgraph.llm.settings import MODEL_ENVS, default_llm, load_dotenv_file
 from crewgraph.tools import BaseTool, tool
+
+_AST_LOCK = threading.Lock()
+"""The tools run in parallel worker threads, and CPython 3.11's ast.parse is not safe to call
+from two threads at once ("SystemError: AST constructor recursion depth mismatch")."""
+
+
+def parse(source: str) -> ast.Module:
+    with _AST_LOCK:
+        return ast.parse(source)
+
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -97,7 +108,7 @@ def outline_tool(root: Path) -> BaseTool:
             return f"refused: {path} is outside {root}"
         try:
             source = file.read_text(encoding="utf-8")
-            tree = ast.parse(source)
+            tree = parse(source)
         except (OSError, SyntaxError) as exc:
             return f"### {path} (0 lines)\ncould not read: {exc}"
         doc = (ast.get_docstring(tree) or "").strip().splitlines()
@@ -120,7 +131,7 @@ def stats_tool(root: Path) -> BaseTool:
         for file in (f for f in source_files(root) if f.suffix == ".py"):
             text = file.read_text(encoding="utf-8", errors="replace")
             try:
-                documented = ast.get_docstring(ast.parse(text)) is not None
+                documented = ast.get_docstring(parse(text)) is not None
             except SyntaxError:
                 documented = False
             rows.append((str(file.relative_to(root.parent)), len(text.splitlines()), documented))
