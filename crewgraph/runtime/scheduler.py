@@ -304,7 +304,7 @@ class Scheduler:
         if save is None or rec.status != "failed":
             return
         info = rec.to_json()
-        calls = descendants(self.records, self._spawned_by, nid)
+        calls = descendants(self.records, self.spawned_by, nid)
         if calls:
             info[CALLS_KEY] = saved_calls(calls)
         try:
@@ -315,8 +315,10 @@ class Scheduler:
             logging.getLogger("crewgraph.checkpoint").warning(
                 "could not record the failure of node %r in the checkpoint store: %s", nid, exc)
 
-    def _spawned_by(self, nid: str) -> list[str]:
+    def spawned_by(self, nid: str) -> list[str]:
+        """Ids of the nodes ``nid`` spawned (its tool calls, coworker steps), in spawn order."""
         return self._children.get(nid, [])
+
 
     def _subtree_usage(self, nid: str) -> UsageMetrics:
         """Usage of ``nid``'s record plus every record it spawned, transitively."""
@@ -457,7 +459,7 @@ class Scheduler:
                 info = rec.to_json()
                 info["run_usage"] = self._subtree_usage(nid).model_dump()
                 info["route"] = result.route  # a resume fires the same branch without re-asking
-                calls = descendants(self.records, self._spawned_by, nid)
+                calls = descendants(self.records, self.spawned_by, nid)
                 if calls:  # its model and tool calls, so a reader of the store sees them too
                     info[CALLS_KEY] = saved_calls(calls)
                 self.checkpointer.save_node(self.run_id, nid, output=result.output, info=info)
