@@ -11,11 +11,19 @@ from typing import Any
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.knowledge.owners import agent_knowledge, crew_knowledge
 
-__all__ = ["add_knowledge"]
+__all__ = ["add_knowledge", "knowledge_of"]
 
-def add_knowledge(graph: ExecutionGraph, key: str, name: str, task: Any, crew: Any, agent: Any) -> str | None:
-    """Add ``<key>.knowledge`` for ``task`` when there is knowledge to search; returns its id."""
-    found = [k for k in (agent_knowledge(agent, crew), crew_knowledge(crew)) if k is not None]
+def knowledge_of(crew: Any, agent: Any) -> list[Any]:
+    """The Knowledge objects an agent's tasks search: its own, then the crew's."""
+    return [k for k in (agent_knowledge(agent, crew), crew_knowledge(crew)) if k is not None]
+
+
+def add_knowledge(graph: ExecutionGraph, key: str, name: str, task: Any, crew: Any, agent: Any,
+                  found: list[Any] | None = None) -> str | None:
+    """Add ``<key>.knowledge`` for ``task`` when there is knowledge to search; returns its id.
+    ``found`` is :func:`knowledge_of` ``(crew, agent)`` when the caller keeps it per agent."""
+    if found is None:
+        found = knowledge_of(crew, agent)
     if not found:
         return None
     from crewgraph.knowledge import KnowledgeConfig

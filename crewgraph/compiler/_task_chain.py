@@ -85,7 +85,9 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
         description=task.description,
         expected_output=task.expected_output,
         tools=tuple(tools),
-        context_nodes=context_nodes if isinstance(context_nodes, NodePrefix) else tuple(context_nodes),
+        # type(), not isinstance(): NodePrefix is a Sequence, and ABCMeta's check was a measurable
+        # part of a 10,000-task compile
+        context_nodes=context_nodes if type(context_nodes) in (NodePrefix, tuple) else tuple(context_nodes),
         memory_node=recall_id,
         tool_policies=(task.tool_failure_policy, fields["tool_policies"][1], fields["tool_policies"][2]),
         output_schema=structured.model_json_schema() if structured is not None else None,
@@ -180,6 +182,8 @@ def add_recall(graph: ExecutionGraph, key: str, name: str, task: Task, memory_ob
 
 def add_tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: list[Any]) -> None:
     """A plan-only ``tool`` node per tool, joined to the step by a dashed "may call" edge."""
+    if not tools:  # the import below, run for each task, was a twentieth of a toolless compile
+        return
     from crewgraph.nodes.tool_call import ToolTemplateNode
 
     for tool in tools:

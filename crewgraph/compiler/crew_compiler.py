@@ -18,7 +18,7 @@ from typing import Any, cast
 from crewgraph._internal.gc_scope import run_collector
 from crewgraph.compiler._conditional import add_condition, gate_entries, is_conditional
 from crewgraph.compiler._external_tools import with_mcp_tools
-from crewgraph.compiler._knowledge import add_knowledge
+from crewgraph.compiler._knowledge import add_knowledge, knowledge_of
 from crewgraph.compiler._task_chain import (
     add_output_chain,
     add_reasoning,
@@ -94,7 +94,8 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
     visible = 0  # tasks finished before the current barrier (a prefix length)
     last_sync: list[Task] = []  # the barrier: the previous synchronous task
     pending_async: list[Task] = []
-    agent_parts: dict[int, dict[str, Any]] = {}  # each agent's step fields, built once per compile
+    agent_parts: dict[int, _AgentPart] = {}  # each agent's step fields, built once per compile
+    gated: set[Any] = set()  # ids of the conditional tasks
     for i, task in enumerate(tasks):
         if sequential:
             order_preds = last_sync if task.async_execution else [*last_sync, *pending_async]
@@ -107,7 +108,9 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
             context_tasks = order_preds
             context_ids = NodePrefix(finals, visible if task.async_execution else i) if sequential else ()
         plan = _task_nodes(graph, crew, task, i, context_ids, agent_parts)
-        if is_conditional(task):  # validated: never the first task
+        conditional = is_conditional(task)
+        if conditional:  # validated: never the first task
+            gated.add(task.id)
             plan = add_condition(graph, task, plan, plans[tasks[i - 1].id].final)
         plans[task.id] = plan
         finals.append(plan.final)
@@ -124,9 +127,9 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
                 # Recall after the previous task's memory save has queued its facts (recall is
                 # a read barrier), so the next task sees what the last one learned.
                 saved = f"{plans[pred.id].key}.save"
-                src = saved if saved in graph and not is_conditional(pred) else plans[pred.id].final
+                src = saved if saved in graph and pred.id not in gated else plans[pred.id].final
                 graph.add_edge(src, plan.first, kind="memory" if src == saved else "order")
-        if is_conditional(task):
+        if conditional:
             gate_entries(graph, plan)
         if sequential:
             if task.async_execution:
@@ -178,9 +181,18 @@ def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, Ta
     )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _AgentPart:
+    """What a step takes from its agent and the crew alone: built once per agent per compile."""
+
+    fields: dict[str, Any]  # agent_fields(crew, agent)
+    memory: Any  # agent_memory(crew, agent)
+    knowledge: list[Any]  # knowledge_of(crew, agent)
+
+
 def _task_nodes(
     graph: ExecutionGraph, crew: Any, task: Task, index: int, context_nodes: Sequence[str],
-    agent_parts: dict[int, dict[str, Any]],
+    agent_parts: dict[int, _AgentPart],
 ) -> TaskPlan:
     key = task_key(task, index)
     name = task.name or task.display_name()
@@ -188,18 +200,17 @@ def _task_nodes(
     if part is None and (not isinstance(task.agent, Agent) or routes_through_execute_task(task.agent)):
         return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
     agent = cast(Agent, task.agent)  # checked above, or when its part was built
+    if part is None:
+        part = agent_parts[id(agent)] = _AgentPart(
+            agent_fields(crew, agent), agent_memory(crew, agent), knowledge_of(crew, agent))
     tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
     tools.extend(_delegation_tools(crew, agent))
-    memory_obj = agent_memory(crew, agent)
+    memory_obj = part.memory
     recall_id = add_recall(graph, key, name, task, memory_obj)
-    knowledge_id = add_knowledge(graph, key, name, task, crew, agent)
-    if part is None:
-        part = agent_parts[id(agent)] = agent_fields(crew, agent)
-    step = AgentStepNode.assemble(  # AgentStepNode(...) without its 40 object.__setattr__ calls
-        id=f"{key}.agent",
-        knowledge_node=knowledge_id,
-        **step_fields(crew, task, agent, name, tools, context_nodes, recall_id, part),
-    )
+    knowledge_id = add_knowledge(graph, key, name, task, crew, agent, part.knowledge)
+    fields = step_fields(crew, task, agent, name, tools, context_nodes, recall_id, part.fields)
+    fields["id"], fields["knowledge_node"] = f"{key}.agent", knowledge_id
+    step = AgentStepNode.assemble_from(fields)  # AgentStepNode(...) without its 40 object.__setattr__ calls
     graph.add_node(step, task=key)
     if recall_id is not None:
         graph.add_edge(recall_id, step.id, kind="memory")

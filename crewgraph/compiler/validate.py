@@ -24,11 +24,13 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
     if not tasks:  # built without tasks (allowed, as in CrewAI): the definition error, at kickoff
         raise_problems(type(crew).__name__, crew_problems(crew), crew)
     problems: list[tuple[str | None, str]] = [(p.task, p.message) for p in crew_problems(crew)]
-    index = {t.id: i for i, t in enumerate(tasks)}
+    index: set[Any] | None = None  # the crew's task ids, built for the first task with a context
     for i, task in enumerate(tasks):
         # The label only when a problem names the task: building it for each task was a
         # tenth of a 10,000-task compile.
         for ctx_task in task.context or []:
+            if index is None:
+                index = {t.id for t in tasks}
             if ctx_task.id not in index:
                 label = task_label(task, i)
                 problems.append(

@@ -84,6 +84,12 @@ class Node(ABC):
         checks (an unknown or missing field is a ``TypeError``), defaults, default factories
         and ``__post_init__``. A class with slots, ``init=False`` fields or ``InitVar`` fields is
         built by its ``__init__``."""
+        return cls.assemble_from(values)
+
+    @classmethod
+    def assemble_from(cls: type[_N], values: dict[str, Any]) -> _N:
+        """:meth:`assemble` of a dict the caller hands over (not kept, not changed): a compile
+        builds each step's fields in one dict, and ``assemble(**fields)`` copied it once more."""
         recipe = _RECIPES.get(cls)
         if recipe is None:
             recipe = _RECIPES[cls] = _recipe(cls)

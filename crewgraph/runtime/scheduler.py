@@ -26,7 +26,7 @@ Semantics
   says (a Ray worker); everything above still happens here, so the outputs, the
   executed graph and the checkpoints do not depend on the executor.
 - Events no handler listens to are neither built nor stamped; a node can ask
-  ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
+  ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``runtime._node_emitter.NodeEmitter``).
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
 from types import MappingProxyType
 from typing import Any
 
@@ -52,68 +51,22 @@ from crewgraph.events.node_events import (
 )
 from crewgraph.graph.call_records import CALLS_KEY, descendants, saved_calls
 from crewgraph.graph.context import NodeContext
-from crewgraph.graph.digraph import Digraph
-from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
+from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.run_record import RunGraph, RunRecord
 from crewgraph.graph.run_state import RunState
 from crewgraph.ids import new_run_id
 from crewgraph.outputs import UsageMetrics
 from crewgraph.runtime._attempts import run_step_with_policies
+from crewgraph.runtime._node_emitter import NodeEmitter
+from crewgraph.runtime._plan import index_plan
+from crewgraph.runtime._restore import load_restored, save_failure
+from crewgraph.runtime.run_result import RunResult, executed_graph, preview, sum_usage
 
 __all__ = ["RunResult", "Scheduler"]
 
 NodeHook = Callable[[Node, Any], Any]
 """``hook(node, output)``; may return an awaitable (the successors fire once it is done)."""
-
-
-@dataclass
-class RunResult:
-    """Outputs by node id (latest execution), the executed graph and the token total."""
-
-    run_id: str
-    outputs: dict[str, Any]
-    run_graph: RunGraph
-    usage: UsageMetrics
-    order: list[str] = field(default_factory=list)
-    paused: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Nodes that returned a pending result (waiting for input), by id: the run is paused."""
-
-
-@dataclass
-class _Plan:
-    nodes: dict[str, Node]
-    preds: dict[str, tuple[str, ...]]
-    npreds: dict[str, int]
-    succs: dict[str, tuple[tuple[str, str | None], ...]]
-    join: dict[str, str]
-    entry: tuple[str, ...]
-
-
-def _plan(graph: ExecutionGraph) -> _Plan:
-    g = graph.digraph
-    nodes: dict[str, Node] = {}
-    for nid, data in g.nodes(data=True):
-        node = data["node"]
-        if not node.plan_only:
-            nodes[nid] = node
-    preds: dict[str, list[str]] = {nid: [] for nid in nodes}
-    succs: dict[str, list[tuple[str, str | None]]] = {nid: [] for nid in nodes}
-    for u, v, data in g.edges(data=True):
-        if data.get("kind") in NON_EXECUTION_EDGES or u not in nodes or v not in nodes:
-            continue
-        preds[v].append(u)
-        succs[u].append((v, data.get("route")))
-    join = {nid: str(g.nodes[nid].get("join", "all")) for nid in nodes}
-    entry = tuple(graph.meta.get("entry") or [n for n in nodes if not preds[n]])
-    return _Plan(
-        nodes=nodes,
-        preds={k: tuple(v) for k, v in preds.items()},
-        npreds={k: len(set(v)) for k, v in preds.items()},
-        succs={k: tuple(v) for k, v in succs.items()},
-        join=join,
-        entry=entry,
-    )
 
 
 class Scheduler:
@@ -142,7 +95,7 @@ class Scheduler:
         """``entry``: the nodes to start from instead of the graph's entry nodes (a flow
         resumed at one method)."""
         self.graph = graph
-        self.plan = _plan(graph)
+        self.plan = index_plan(graph)
         if entry is not None:
             unknown = [n for n in entry if n not in self.plan.nodes]
             if unknown:
@@ -200,7 +153,7 @@ class Scheduler:
         self.bus.emit(self.source, event)
 
     def _emitter(self, node: Node) -> Callable[[BaseEvent], None]:
-        return _NodeEmitter(self, node)
+        return NodeEmitter(self, node)
 
     def wants(self, event_type: type[BaseEvent]) -> bool:
         """Whether an event of this type would reach a handler (else don't build it)."""
@@ -234,7 +187,8 @@ class Scheduler:
             self.records[nid] = RunRecord(node_id=nid, kind=node.kind, label=interpolate(node.display_label, self.inputs))
         if self.checkpointer is not None:
             self.checkpointer.start_run(self.run_id, name=self.graph.name, meta=self._meta())
-        self._restored_usage = self._load_restored()
+        self._restored_usage = load_restored(self.checkpointer, self.run_id, self.restored, self.plan,
+                                             self._restored_routes)
         try:
             self._wake = asyncio.Event()
             for nid in self.plan.entry:
@@ -262,7 +216,7 @@ class Scheduler:
         status = "paused" if self.paused else "completed"
         self._finish_checkpoint(status, None)
         await self.bus.adrain()
-        total = _sum_usage(rec.usage for rec in self.records.values())
+        total = sum_usage(rec.usage for rec in self.records.values())
         return RunResult(
             run_id=self.run_id,
             outputs=self.outputs,
@@ -272,53 +226,9 @@ class Scheduler:
             paused=dict(self.paused),
         )
 
-    def _load_restored(self) -> dict[str, UsageMetrics]:
-        """Tokens each restored node (and what it spawned) spent in the run that computed it,
-        so a resumed run reports the whole run's usage, not only what ran this time; and the
-        route each one took (``_restored_routes``), so its successors fire as they did then."""
-        nodes = getattr(self.checkpointer, "nodes", None)
-        usage: dict[str, UsageMetrics] = {}
-        for saved in nodes(self.run_id) if self.restored and nodes is not None else ():
-            if saved.node_id not in self.restored:
-                continue
-            if "route" in saved.info:
-                route = saved.info["route"]
-                self._restored_routes[saved.node_id] = route if isinstance(route, str) else None
-            data = saved.info.get("run_usage") or saved.info.get("usage")
-            if isinstance(data, dict):
-                try:
-                    usage[saved.node_id] = UsageMetrics.model_validate(data)
-                except ValueError:
-                    continue
-        for nid in list(self.restored):
-            routed = any(r is not None for _dst, r in self.plan.succs.get(nid, ()))
-            if routed and nid not in self._restored_routes:
-                del self.restored[nid]  # which branch it took is unknown: ask it again
-        return usage
-
-    def _save_failure(self, nid: str, rec: RunRecord) -> None:
-        """A failed node's record and calls into the store (if it keeps failures), so a reader of
-        the store draws it failed, not pending. A store that cannot take it does not hide the
-        node's own error: the run fails with that one, and the store's problem is logged."""
-        save = getattr(self.checkpointer, "save_failure", None)
-        if save is None or rec.status != "failed":
-            return
-        info = rec.to_json()
-        calls = descendants(self.records, self.spawned_by, nid)
-        if calls:
-            info[CALLS_KEY] = saved_calls(calls)
-        try:
-            save(self.run_id, nid, info=info)
-        except Exception as exc:  # the node's error is the one to report
-            import logging
-
-            logging.getLogger("crewgraph.checkpoint").warning(
-                "could not record the failure of node %r in the checkpoint store: %s", nid, exc)
-
     def spawned_by(self, nid: str) -> list[str]:
         """Ids of the nodes ``nid`` spawned (its tool calls, coworker steps), in spawn order."""
         return self._children.get(nid, [])
-
 
     def _subtree_usage(self, nid: str) -> UsageMetrics:
         """Usage of ``nid``'s record plus every record it spawned, transitively."""
@@ -446,7 +356,7 @@ class Scheduler:
         except BaseException as exc:
             if self._error is None:
                 self._error = self._wrap(node, exc)
-            self._save_failure(nid, rec)
+            save_failure(self.checkpointer, self.run_id, nid, rec, descendants(self.records, self.spawned_by, nid))
             return
         rec.executions += 1
         if result.pending is not None:
@@ -563,7 +473,7 @@ class Scheduler:
                     label=rec.label,
                     duration_ms=rec.duration_ms,
                     total_tokens=rec.usage.total_tokens,
-                    output_preview=_preview(result.output),
+                    output_preview=preview(result.output),
                     warning=str(rec.info["warning"]) if rec.info.get("warning") else None,
                     handled_error=str(rec.info.get("error") or "failed") if rec.info.get("failed") else None,
                 ),
@@ -596,73 +506,5 @@ class Scheduler:
 
     # ------------------------------------------------------------------ executed graph
     def run_graph(self, status: str, error: str | None) -> RunGraph:
-        g = Digraph(self.graph.name)
-        for nid, data in self.graph.digraph.nodes(data=True):
-            rec = self.records.get(nid) or RunRecord(
-                node_id=nid, kind=data["kind"], label=data.get("label", nid),
-                status="plan" if data["node"].plan_only else "pending",
-            )
-            g.add_node(nid, node=data["node"], kind=data["kind"], label=rec.label, record=rec)
-        for u, v, data in self.graph.digraph.edges(data=True):
-            g.add_edge(u, v, **data)
-        for nid, rec in self.records.items():
-            if nid not in g:
-                g.add_node(nid, kind=rec.kind, label=rec.label, record=rec)
-        for u, v in self.spawn_edges:
-            g.add_edge(u, v, kind="spawned")
-        return RunGraph(run_id=self.run_id, name=self.graph.name, graph=g, status=status, error=error,
-                        inputs=self.inputs)
-
-
-class _NodeEmitter:
-    """``ctx.emit`` of one node: stamps and publishes; ``wants(type)`` lets the node skip
-    building events no handler would receive (events cost ~10 us each to build)."""
-
-    __slots__ = ("_node", "_scheduler")
-
-    def __init__(self, scheduler: Scheduler, node: Node) -> None:
-        self._scheduler = scheduler
-        self._node = node
-
-    def __call__(self, event: BaseEvent) -> None:
-        self._scheduler.emit(event, self._node)
-
-    def wants(self, event_type: type[BaseEvent]) -> bool:
-        """Whether an event of this type reaches anyone: a bus handler or the run graph's tracer."""
-        scheduler = self._scheduler
-        if scheduler.bus.has_handlers(event_type):
-            return True
-        tracer = scheduler.llm_tracer
-        return tracer is not None and bool(tracer.traces(event_type))
-
-    def listens(self, event_type: type[BaseEvent]) -> bool:
-        """Whether a bus handler takes events of this type (the tracer aside)."""
-        return self._scheduler.bus.has_handlers(event_type)
-
-    @property
-    def llm_tracer(self) -> Any:
-        """The run graph's LLM call recorder, or None: ``call_llm`` records there directly
-        when no bus handler wants the event."""
-        return self._scheduler.llm_tracer
-
-
-def _sum_usage(parts: Iterable[UsageMetrics]) -> UsageMetrics:
-    """The sum of ``parts`` as one new UsageMetrics (adding them pairwise built one per record)."""
-    total = prompt = cached = completion = requests = 0
-    for u in parts:
-        total += u.total_tokens
-        prompt += u.prompt_tokens
-        cached += u.cached_prompt_tokens
-        completion += u.completion_tokens
-        requests += u.successful_requests
-    return UsageMetrics(total_tokens=total, prompt_tokens=prompt, cached_prompt_tokens=cached,
-                        completion_tokens=completion, successful_requests=requests)
-
-
-def _preview(output: Any, limit: int = 200) -> str | None:
-    if output is None:
-        return None
-    text = getattr(output, "raw", None)
-    if not isinstance(text, str):
-        text = str(output)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        return executed_graph(self.graph, self.records, self.spawn_edges, run_id=self.run_id,
+                              status=status, error=error, inputs=self.inputs)
