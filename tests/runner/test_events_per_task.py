@@ -58,3 +58,35 @@ def test_a_listener_gets_its_kind_once_per_task(built: Counter[str]) -> None:
     _kickoff(3)
     assert built["TaskCompletedEvent"] == 3
     assert seen == ["task 0", "task 1", "task 2"]
+
+
+def _tool_crew(n: int, process: Any, async_execution: bool) -> Any:
+    from crewgraph import Process
+    from crewgraph.testing import FakeToolCall
+    from crewgraph.tools import tool
+
+    @tool("lookup")
+    def lookup(q: str) -> str:
+        "Look something up."
+        return "found " + q
+
+    script: list[Any] = []
+    for _ in range(n):
+        script += [FakeToolCall("lookup", {"q": "x"}), "done"]
+    agent = Agent(role="R", goal="g", backstory="b", llm=FakeLLM(responses=script), tools=[lookup])
+    tasks = [Task(description=f"task {i}", expected_output="e", agent=agent, context=[],
+                  async_execution=async_execution and i != n - 1) for i in range(n)]
+    return Crew(agents=[agent], tasks=tasks, process=getattr(Process, process))
+
+
+@pytest.mark.parametrize(("process", "async_execution"), [("sequential", False), ("parallel", False),
+                                                         ("sequential", True)])
+def test_no_listener_no_event_per_tool_call(built: Counter[str], process: str, async_execution: bool) -> None:
+    """Tool calls, parallel and async tasks build no event either when nobody listens."""
+    _tool_crew(2, process, async_execution).kickoff()
+    few = Counter(built)
+    built.clear()
+    out = _tool_crew(5, process, async_execution).kickoff()
+    assert len(out.tasks_output) == 5
+    assert sum(r.kind == "tool" and r.parent is not None for r in out.graph.records()) == 5  # each made its call
+    assert built == few, f"events built per task with no listener: {dict(built - few)}"
