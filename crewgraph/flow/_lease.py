@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from crewgraph.flow.flow import Flow
     from crewgraph.flow.persistence import FlowPersistence
 
-__all__ = ["flow_resource", "lease_settings", "take_flow_lease"]
+__all__ = ["fenced_journal", "flow_resource", "lease_settings", "take_flow_lease"]
 
 
 def flow_resource(run_id: str) -> str:
@@ -68,6 +70,21 @@ async def take_flow_lease(flow: Any, store: FlowPersistence, run_id: str) -> tup
     keeper = await aacquire_lease(backend, resource, ttl=seconds, wait=wait, owns_backend=True,
                                   what=f"flow run {run_id!r} of {getattr(flow, 'flow_name', type(flow).__name__)!r}")
     return keeper, True
+
+
+@contextmanager
+def fenced_journal(store: Any, keeper: LeaseKeeper | None, run_id: str, flow: Any) -> Iterator[None]:
+    """Fence the journal writes of run ``run_id`` (its record and steps) and of its state (the
+    flow's state id) by ``keeper`` in a store that fences in its own transactions (SQLite); the
+    journal checks other stores' writes through the lease backend itself."""
+    fence = getattr(store, "fence", None)
+    if keeper is None or not callable(fence):
+        yield
+        return
+    from crewgraph.flow.state import state_id
+
+    with fence(run_id, keeper), fence(state_id(flow.state), keeper):
+        yield
 
 
 def inputs_fingerprint(inputs: dict[str, Any] | None) -> str:
