@@ -121,7 +121,7 @@ def fenced_run(checkpoint: ResolvedCheckpoint, run_id: str) -> Iterator[None]:
         with store.fence(run_id, keeper):
             yield
         return
-    checkpoint.store = _VerifyingStore(store, keeper)  # type: ignore[assignment]
+    checkpoint.store = _VerifyingStore(store, keeper)
     try:
         yield
     finally:
