@@ -54,6 +54,7 @@ __all__ = [
     "LeaseKeeper",
     "LeaseLostError",
     "RunLeasedError",
+    "UnleasedStoreWarning",
     "aacquire_lease",
     "acquire_lease",
     "fence_check",
@@ -116,6 +117,11 @@ class LeaseLostError(CheckpointError):
         self.resource = resource
         self.holder = holder
         """Who holds the lease now (None: nobody, the taker finished and let it go)."""
+
+
+class UnleasedStoreWarning(UserWarning):
+    """A store that cannot lease runs (no ``lease_backend()``): two processes resuming the same
+    run could both run it. Said once per store class; filter it where one process is certain."""
 
 
 class LeaseBackend(Protocol):

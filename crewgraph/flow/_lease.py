@@ -65,6 +65,7 @@ async def take_flow_lease(flow: Any, store: FlowPersistence, run_id: str) -> tup
     make = getattr(store, "lease_backend", None)
     backend = make() if callable(make) else None
     if backend is None:
+        warn_unleased(store, f"flow run {run_id!r}")
         return None, False
     seconds, wait = lease_settings(flow)
     keeper = await aacquire_lease(backend, resource, ttl=seconds, wait=wait, owns_backend=True,
@@ -85,6 +86,43 @@ def fenced_journal(store: Any, keeper: LeaseKeeper | None, run_id: str, flow: An
 
     with fence(run_id, keeper), fence(state_id(flow.state), keeper):
         yield
+
+
+_WARNED: set[type] = set()
+
+
+def warn_unleased(store: Any, what: str) -> None:
+    """Say once per store class that it cannot lease, so ``what`` runs unguarded."""
+    kind = type(store)
+    if kind in _WARNED:
+        return
+    _WARNED.add(kind)
+    import warnings
+
+    from crewgraph.checkpoint.lease import UnleasedStoreWarning
+
+    warnings.warn(
+        f"{kind.__name__} cannot lease flow runs (it has no lease_backend()), so {what} and any other run it "
+        "keeps are not guarded: two processes resuming the same run or pending feedback could both run the "
+        "methods after it. Give the class a lease_backend() returning a LeaseBackend (for instance "
+        "crewgraph.checkpoint.SQLiteLeases(path) on a file every process sees), or use "
+        "SQLiteFlowPersistence; filter UnleasedStoreWarning if only one process ever resumes its runs.",
+        UnleasedStoreWarning, stacklevel=3)
+
+
+async def take_feedback_lease(flow: Any, store: Any, flow_id: str) -> LeaseKeeper | None:
+    """The lease on the pending feedback of state ``flow_id`` in a store without a run journal
+    (``feedback:<flow_id>``), or None when the store cannot lease (said once per class)."""
+    from crewgraph.checkpoint.lease import aacquire_lease
+
+    make = getattr(store, "lease_backend", None)
+    backend = make() if callable(make) else None
+    if backend is None:
+        warn_unleased(store, f"the pending feedback of flow {flow_id!r}")
+        return None
+    seconds, wait = lease_settings(flow)
+    return await aacquire_lease(backend, f"feedback:{flow_id}", ttl=seconds, wait=wait, owns_backend=True,
+                                what=f"the pending feedback of flow {flow_id!r} ({type(flow).__name__})")
 
 
 def inputs_fingerprint(inputs: dict[str, Any] | None) -> str:
