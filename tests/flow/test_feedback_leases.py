@@ -95,7 +95,7 @@ def test_two_processes_resuming_one_pending_feedback_run_the_next_method_once(
         lost = [a for a in answers if "error" in a]
         assert len(won) == 1 and won[0]["result"] == "published " + published[0].rsplit(" ", 1)[1], answers
         # refused by the lease naming the holder, or (it came after) told the feedback was answered
-        assert lost[0]["error"] == "RunLeasedError" and "pid" in lost[0]["message"] or \
+        assert (lost[0]["error"] == "RunLeasedError" and "pid" in lost[0]["message"]) or \
             "already" in lost[0]["message"] or "no pending feedback" in lost[0]["message"], lost
 
 

@@ -27,7 +27,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from crewgraph.checkpoint import SQLiteLeases
-from crewgraph.flow import Flow, HumanFeedbackPending, PendingFeedbackContext, human_feedback, listen, persist, start
+from crewgraph.flow import (
+    Flow,
+    HumanFeedbackPending,
+    PendingFeedbackContext,
+    human_feedback,
+    listen,
+    persist,
+    start,
+)
 from crewgraph.flow.persistence import FlowPersistence, SQLiteFlowPersistence
 
 DB, LOG = sys.argv[1], Path(sys.argv[2])
