@@ -169,9 +169,10 @@ class Journal:
 
     def finish(self, status: str, error: str | None = None, output: Any = None) -> None:
         """The run's final status; a completed run keeps its result (what a re-issued
-        ``run_key`` returns without running anything). Nothing once the lease was lost: the
-        run's record is the new holder's."""
-        if self.keeper is not None and self.keeper.lost:
+        ``run_key`` returns without running anything). A failure is not recorded once the lease
+        was lost (the run's record is the new holder's); a completion then raises LeaseLostError
+        from the fenced write, so the late holder never reports success."""
+        if self.keeper is not None and self.keeper.lost and status != "completed":
             return
         if self.store is not None:
             more: dict[str, Any] = {"error": error} if error else {}
