@@ -117,6 +117,10 @@ def _text(data: dict[str, Any], name: str, required: bool) -> str | None:
     return value.strip()
 
 
+WARM_WAIT_S = 5.0
+"""How long the server's start waits for the run list to be built before opening its port."""
+
+
 class UIApp:
     """The routes' shared state: settings, registered targets, live runs, actions, drawings."""
 
@@ -423,6 +427,9 @@ def build_app(settings: UISettings, registry: Registry | None = None) -> Starlet
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ui.live.start()
         ui.warming = ui.stored_runs.warm(ui.warm)  # the first readers after a start find the list ready
+        # The port opens once the list is ready (uvicorn serves after startup), bounded: a huge store
+        # finishes in the background and its first readers wait for that build, never for a second one.
+        await asyncio.get_running_loop().run_in_executor(None, ui.warming.join, WARM_WAIT_S)
         try:
             yield
         finally:
