@@ -10,8 +10,10 @@ crew arrives as a :class:`~crewgraph.spec.crew.CrewSpec`.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.gc_scope import run_collector
@@ -303,14 +305,30 @@ async def _run_resolved(
     return output
 
 
+@dataclass
+class _Unchecked:
+    """A run without checkpoints: the fields of a ResolvedCheckpoint the run path reads, all
+    empty. Its own small type so a run that checkpoints nothing never imports
+    ``crewgraph.checkpoint`` (its store, leases and sqlite cost the first kickoff ~0.1 s)."""
+
+    inputs: dict[str, Any]
+    store: None = None
+    run_id: None = None
+    restored: dict[str, Any] = field(default_factory=dict)
+    resumed: bool = False
+    lease: None = None
+
+    def release(self) -> None:
+        """Nothing is held."""
+
+
 def _checkpoint(crew: CrewSpec, from_checkpoint: Any, inputs: dict[str, Any]) -> Any:
     """The store, run id, restored outputs and inputs of this run (nothing when not checkpointing)."""
-    from crewgraph.checkpoint.setup import ResolvedCheckpoint
-
-    if isinstance(from_checkpoint, ResolvedCheckpoint):  # decided by the caller (Crew.replay)
-        return from_checkpoint
+    setup = sys.modules.get("crewgraph.checkpoint.setup")  # not loaded: no ResolvedCheckpoint exists
+    if setup is not None and isinstance(from_checkpoint, setup.ResolvedCheckpoint):
+        return from_checkpoint  # decided by the caller (Crew.replay)
     if not crew.checkpoint and from_checkpoint is None:
-        return ResolvedCheckpoint(inputs=inputs)
+        return _Unchecked(inputs=inputs)
     from crewgraph.runner.resume import resolve_crew_checkpoint
 
     return resolve_crew_checkpoint(crew, from_checkpoint, inputs=inputs)
