@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.gc_scope import run_collector
+from crewgraph._internal.interpolate import interpolate
 from crewgraph._internal.run_context import current_run_id
 from crewgraph.events.agent_events import AgentExecutionErrorEvent
 from crewgraph.events.base import BaseEvent
@@ -276,7 +277,7 @@ async def _run_resolved(
             checkpoint.store.close()
     _mark_skipped(scheduler, skipped)
     output = _crew_output(graph, result)
-    _remember_tool_failures(crew, output)
+    _remember_tool_failures(crew, output, inputs)
     if result.paused:  # waiting for a person's review: the crew has not finished
         from crewgraph.runner.human_pause import paused_output
 
@@ -412,21 +413,26 @@ def _crew_output(graph: Any, result: Any) -> CrewOutput:
     )
 
 
-def _remember_tool_failures(crew: Any, output: CrewOutput) -> None:
-    """Each agent's ``last_tool_failures``: the failures of the last task it did in this run."""
+def _remember_tool_failures(crew: Any, output: CrewOutput, inputs: dict[str, Any]) -> None:
+    """Each agent's ``last_tool_failures``: the failures of the last task it did in this run (a
+    task output names its agent by the role as the run filled it in)."""
     for agent in [*crew.agents, *([crew.manager_agent] if getattr(crew, "manager_agent", None) else [])]:
-        done = [t for t in output.tasks_output if t.agent == agent.role]
+        role = interpolate(agent.role, inputs)
+        done = [t for t in output.tasks_output if t.agent == role]
         failures = getattr(agent, "_tool_failures", None)
         if done and isinstance(failures, list):
             failures[:] = list(done[-1].tool_failures)
 
 
 def _failed_task(graph: Any, scheduler: Any) -> tuple[str, str | None, bool] | None:
-    """The failed task's name, its agent's role, and whether its agent step was what failed."""
+    """The failed task's name, its agent's role (both as the run filled them in), and whether its
+    agent step was what failed."""
     for plan in graph.meta.get("tasks", []):
         for nid, rec in scheduler.records.items():
             if rec.status == "failed" and nid.startswith(plan["key"] + "."):
                 agent_node = plan.get("agent")
                 role = getattr(graph.node(agent_node), "agent_role", None) if agent_node in graph else None
-                return str(plan["name"]), role if isinstance(role, str) else None, nid == agent_node
+                inputs = scheduler.inputs
+                return (interpolate(str(plan["name"]), inputs),
+                        interpolate(role, inputs) if isinstance(role, str) else None, nid == agent_node)
     return None
