@@ -240,11 +240,13 @@ async def _run_resolved(
         executor=executor if executor is not None else crew.executor,
     )
     try:
+        from crewgraph.graph.call_records import run_budget
         from crewgraph.runtime.llm_trace import LLMCallTracer
         from crewgraph.tools.mcp.sessions import run_sessions
 
-        # each LLM call becomes a child node of the run graph; MCP sessions live for this run
-        with LLMCallTracer(scheduler, crew):
+        # each LLM call becomes a child node of the run graph; MCP sessions live for this run;
+        # the calls the store keeps beside each node share one budget for the run
+        with LLMCallTracer(scheduler, crew), run_budget():
             async with run_sessions():
                 result = await scheduler.run()
         if reviews is not None and checkpoint.store is not None:
