@@ -344,6 +344,8 @@ class Scheduler:
     def _finish_failed_checkpoint(self, status: str, error: str | None) -> None:
         """The end of a failed or cancelled run in the store; when this process lost the run's
         lease (a fenced write refused) nothing is written: the new holder owns the record."""
+        if self.checkpointer is None:
+            return
         from crewgraph.checkpoint.lease import LeaseLostError
 
         try:
