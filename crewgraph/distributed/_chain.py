@@ -185,12 +185,15 @@ class ChainBatch:
             self._on_done(nid, self)
 
     def cancel(self) -> None:
-        """Stop the Ray task; every call still waiting on it is dispatched anew."""
+        """Stop the Ray task if it still has steps the driver waits for; every call still
+        waiting on it is dispatched anew. (A chain whose every reply was taken is left to end
+        on its own: interrupting a worker costs more than letting it finish.)"""
+        wanted = any(slot.checks or slot.replies for slot in self._slots.values())
         for nid, slot in self._slots.items():
             slot.checks.clear()
             slot.replies.clear()
             self._on_done(nid, self)
-        if not self._over and self._generator is not None and self._cancel is not None:
+        if wanted and not self._over and self._generator is not None and self._cancel is not None:
             self._cancel(self._generator)
         if self._task is not None and not self._task.done():
             self._task.cancel()

@@ -80,7 +80,7 @@ def run_remote_chain(data: bytes) -> Iterator[bytes]:
                 yield _dumps_reply(reply)
             main.result()  # an error of the runner itself (not of a step) is the task's error
         finally:
-            if not main.done():  # the driver cancelled the chain: stop its steps
+            if not main.done() and not loop.is_running():  # the driver cancelled the chain: stop its steps
                 main.cancel()
                 loop.run_until_complete(asyncio.gather(main, return_exceptions=True))
             _drain(step.memory)

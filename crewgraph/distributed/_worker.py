@@ -108,6 +108,10 @@ def _loop() -> asyncio.AbstractEventLoop:
     global _LOOP
     if _LOOP is None or _LOOP.is_closed():
         _LOOP = asyncio.new_event_loop()
+    if _LOOP.is_running():
+        # Left "running" by a task Ray interrupted (``ray.cancel`` raises KeyboardInterrupt in
+        # the worker, and uvloop may not unwind): this thread is not inside it, so it is dead.
+        _LOOP = asyncio.new_event_loop()
     return _LOOP
 
 

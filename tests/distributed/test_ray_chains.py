@@ -8,8 +8,11 @@ compared with a local run of the same crew: outputs, the events the driver's bus
 
 from __future__ import annotations
 
+import asyncio
+import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel
@@ -18,6 +21,11 @@ from crewgraph import Agent, Crew, Process, Task
 from crewgraph.checkpoint import CheckpointConfig, SQLiteCheckpointStore
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.bus import crewgraph_event_bus
+from crewgraph.graph.context import NodeContext
+from crewgraph.graph.execution_graph import ExecutionGraph
+from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.runtime import Scheduler
 from crewgraph.outputs import TaskOutput
 from crewgraph.testing import FakeLLM, FakeRequest, FakeToolCall
 from crewgraph.tools import tool
@@ -145,3 +153,38 @@ def test_a_step_failing_inside_a_chain_is_retried_on_the_driver_as_locally(
     assert records["t1_compute.agent"].attempts == 2
     # the first chain ended at the failed step; its retry is a second chain (to the guardrail)
     assert executor.dispatches == 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Link(Node):
+    """Appends its id (and attempt) to its predecessor's output; with ``hang_once`` its first
+    attempt hangs (until its timeout cancels it)."""
+
+    kind: ClassVar[str] = "link"
+    hang_once: bool = False
+
+    async def run(self, ctx: NodeContext) -> NodeResult:
+        if self.hang_once and ctx.attempt == 1:
+            await asyncio.sleep(20)
+        before = next(iter(ctx.upstream.values()), "")
+        return NodeResult(output=f"{before}>{self.id}@{ctx.attempt}:{os.getpid() != ctx.inputs['driver']}")
+
+
+def test_a_step_timing_out_inside_a_chain_cancels_the_chain_and_is_retried(ray_cluster: Any) -> None:
+    from crewgraph.distributed import RayExecutor
+
+    graph = ExecutionGraph(name="timeouts")
+    graph.add_node(Link(id="a"), task="t")
+    graph.add_node(Link(id="b", hang_once=True, timeout=TimeoutPolicy(1.5),
+                        retry=RetryPolicy(max_attempts=3, initial_delay=0.01)), task="t")
+    graph.add_node(Link(id="c"), task="t")
+    graph.add_edge("a", "b")
+    graph.add_edge("b", "c")
+    executor = RayExecutor()
+    scheduler = Scheduler(graph, inputs={"driver": os.getpid()}, executor=executor)
+    result = asyncio.run(scheduler.run())
+    attempts = scheduler.records["b"].attempts
+    assert attempts >= 2 and scheduler.records["b"].status == "completed"
+    assert result.outputs["c"] == f">a@1:True>b@{attempts}:True>c@1:True"  # every step ran on a worker
+    # the chain a-b-c, then one chain (b-c) per retry of b: the timed-out chain was cancelled
+    assert executor.dispatches == attempts
