@@ -25,8 +25,8 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.graph.execution_graph import ExecutionGraph
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
-from crewgraph.runtime import Scheduler
 from crewgraph.outputs import TaskOutput
+from crewgraph.runtime import Scheduler
 from crewgraph.testing import FakeLLM, FakeRequest, FakeToolCall
 from crewgraph.tools import tool
 
