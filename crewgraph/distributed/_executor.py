@@ -9,6 +9,11 @@ events the step emits on the worker come back with its ``NodeResult`` and are
 re-emitted on the driver in order, so listeners, the executed graph and the
 checkpoints see what a local run shows.
 
+The nodes of one task that run one after another (agent step, its tool calls,
+conversion, guardrails) go as one Ray task (``batch_chains``, the default): the worker
+runs them in order and streams each step's reply back, and the driver's scheduler
+still runs each node itself, answered from those replies (``_chain``).
+
 Some steps never leave the driver: joins, conditions and plain routers are
 bookkeeping (shipping them would cost more than running them), and a task
 that asks a person (``human_input``) must ask where the person is.
