@@ -123,6 +123,9 @@ class StagehandSession:
         self.stagehand: Any = None
         self._lock = threading.Lock()
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> StagehandSession:
+        return self  # a copied tool drives the same browser (a loop thread and a CDP socket do not copy)
+
     def run(self, coro: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``coro`` on the session's loop and wait for it (at most ``timeout`` seconds)."""
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)

@@ -8,6 +8,7 @@ schema the request names (``Act``, ``Observation``, ``Extraction``, ``Metadata``
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shutil
@@ -124,6 +125,15 @@ def test_browserbase_options_are_refused_by_name() -> None:
             StagehandTool(**{option: "x"})
     with pytest.raises(ValueError, match="server_url"):
         StagehandTool(server_url="http://127.0.0.1:1/v1")
+
+
+def test_a_copied_tool_shares_its_browser_session_and_close_ends_it() -> None:
+    tool = StagehandTool(llm=LLM(model="local-model", base_url="http://127.0.0.1:9/v1", api_key="unused"))
+    session = tool._open()  # the loop thread only: Chromium starts on the first call
+    twin = copy.deepcopy(tool)
+    assert twin._session is session
+    tool.close()
+    assert not session._thread.is_alive() and tool._session is None
 
 
 def test_without_a_model_key_the_call_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> None:
