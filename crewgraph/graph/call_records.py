@@ -10,29 +10,109 @@ So the scheduler saves each finished node's children under ``info["calls"]``
 (:func:`saved_calls`), texts cut to :data:`MAX_TEXT` characters, and the
 readers turn them back into child records (:func:`restored_calls`).
 
-Bounds: at most :data:`MAX_CALLS` children per node are saved with their
-texts, the rest as bare records (status, time, tokens), and at most
-:data:`MAX_RECORDS` records at all; a conversation keeps its last
-:data:`MAX_MESSAGES` messages. The store lists runs without these
+Bounds, so a run with many large model calls cannot grow the store without
+end: a conversation keeps its last :data:`MAX_MESSAGES` messages; at most
+:data:`MAX_CALLS` children per node keep their texts, and at most
+:data:`MAX_RECORDS` are saved at all; one node's saved texts stop at
+:data:`NODE_TEXT_BUDGET` characters and one run's at :data:`RUN_TEXT_BUDGET`
+(:func:`run_budget` opens a run's budget around its scheduler; without one,
+each node has its own). Nothing is cut silently: a record saved without its
+texts says why in ``info["truncated"]`` (the UI shows a node's info), a cut
+text ends with ``... [N more characters]``, and the first time a run's
+budget runs out a warning is logged. The store lists runs without these
 (``SQLiteCheckpointStore.nodes(calls=False)``), so a long prompt costs
 nothing to a runs listing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from crewgraph.graph.run_record import RunRecord
 from crewgraph.outputs import UsageMetrics
 
-__all__ = ["CALLS_KEY", "MAX_CALLS", "MAX_TEXT", "clip", "descendants", "restored_calls", "saved_calls"]
+__all__ = [
+    "CALLS_KEY",
+    "MAX_CALLS",
+    "MAX_RECORDS",
+    "MAX_TEXT",
+    "NODE_TEXT_BUDGET",
+    "RUN_TEXT_BUDGET",
+    "TRUNCATED_KEY",
+    "CallBudget",
+    "clip",
+    "descendants",
+    "restored_calls",
+    "run_budget",
+    "saved_calls",
+]
 
 CALLS_KEY = "calls"
+TRUNCATED_KEY = "truncated"
+"""``info`` key of a saved call record that lost texts to a bound: what was dropped and why."""
 MAX_TEXT = 20_000
 MAX_CALLS = 50
 MAX_RECORDS = 500
 MAX_MESSAGES = 200
+NODE_TEXT_BUDGET = 2_000_000
+"""Characters of saved call texts (messages, answers, tool results, as JSON) one node may keep."""
+RUN_TEXT_BUDGET = 20_000_000
+"""Characters of saved call texts one run (one kickoff or resume) may keep, all nodes together."""
+
+_log = logging.getLogger("crewgraph.checkpoint")
+
+
+class CallBudget:
+    """The characters of call texts a run may still save (thread-safe: nodes finish anywhere)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = RUN_TEXT_BUDGET if limit is None else limit
+        self.used = 0
+        self.refused = 0
+        """Records saved without their texts because the budget was spent."""
+        self._lock = threading.Lock()
+
+    def take(self, size: int) -> bool:
+        """Spend ``size`` characters if they fit; False (and a warning, the first time) if not."""
+        with self._lock:
+            if self.used + size <= self.limit:
+                self.used += size
+                return True
+            self.refused += 1
+            first = self.refused == 1
+        if first:
+            _log.warning(
+                "this run's saved model and tool calls reached their budget of %d characters "
+                "(crewgraph.graph.call_records.RUN_TEXT_BUDGET): later calls are saved without their "
+                "messages and outputs, marked 'truncated'", self.limit)
+        return False
+
+
+_RUN_BUDGET: ContextVar[CallBudget | None] = ContextVar("crewgraph_call_budget", default=None)
+
+
+@contextmanager
+def run_budget(limit: int | None = None) -> Iterator[CallBudget]:
+    """One run's call-text budget, for every :func:`saved_calls` inside the block (and in the
+    asyncio tasks started inside it, which copy the context)."""
+    budget = CallBudget(limit)
+    token = _RUN_BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _RUN_BUDGET.reset(token)
+
+
+class _Calls(list[RunRecord]):
+    """:func:`descendants`' answer: the records, and how many more it left off."""
+
+    dropped: int = 0
 
 
 def clip(value: Any, limit: int = MAX_TEXT) -> Any:
@@ -71,32 +151,62 @@ def descendants(
             found.extend(r for n in range(1, turns + 1) if (r := records.get(f"{current}.llm{n}")) is not None)
         stack.extend(children(current))
     found.sort(key=lambda r: r.started_at or 0.0)
-    return found[:MAX_RECORDS]
+    kept = _Calls(found[:MAX_RECORDS])
+    kept.dropped = len(found) - len(kept)
+    if len(stack) > 0 and len(found) >= MAX_RECORDS:  # the walk stopped with records left unseen
+        kept.dropped = max(kept.dropped, 1)
+    return kept
 
 
-def _detail(rec: RunRecord) -> dict[str, Any] | None:
+def _detail(rec: RunRecord) -> tuple[dict[str, Any] | None, str | None]:
+    """The record's detail cut to size, and what the cut dropped (None: nothing)."""
     if not rec.detail:
-        return None
+        return None, None
     detail = dict(rec.detail)
+    note = None
     messages = detail.get("messages")
     if isinstance(messages, list) and len(messages) > MAX_MESSAGES:
         detail["messages"] = messages[-MAX_MESSAGES:]
         detail["messages_dropped"] = len(messages) - MAX_MESSAGES
-    return dict(clip(detail))
+        note = f"the first {len(messages) - MAX_MESSAGES} of {len(messages)} messages were not kept (MAX_MESSAGES)"
+    return dict(clip(detail)), note
+
+
+def _mark(data: dict[str, Any], why: str) -> None:
+    info = data["info"]
+    info[TRUNCATED_KEY] = f"{info[TRUNCATED_KEY]}; {why}" if info.get(TRUNCATED_KEY) else why
 
 
 def saved_calls(records: Iterable[RunRecord]) -> list[dict[str, Any]]:
-    """The records as JSON for the store: each record's ``to_json()`` plus its cut ``detail``
-    (for the first :data:`MAX_CALLS`)."""
+    """The records as JSON for the store: each record's ``to_json()`` plus its cut ``detail``,
+    within the bounds in the module's docstring; a record that lost texts says so in
+    ``info["truncated"]``."""
+    budget = _RUN_BUDGET.get()
+    node_left = NODE_TEXT_BUDGET  # read at each call: a test (or a user) may lower it
     saved: list[dict[str, Any]] = []
     for n, rec in enumerate(records):
         data = rec.to_json()
         data["info"] = clip(data["info"], 2_000)
-        if n < MAX_CALLS:
-            detail = _detail(rec)
-            if detail is not None:
+        detail, note = _detail(rec)
+        if detail is not None:
+            size = len(json.dumps(detail, default=str))
+            if n >= MAX_CALLS:
+                _mark(data, f"messages and output not kept: only a node's first {MAX_CALLS} calls keep them (MAX_CALLS)")
+            elif size > node_left:
+                _mark(data, f"messages and output ({size} characters) not kept: this node's calls reached "
+                            f"their budget of {NODE_TEXT_BUDGET} characters (NODE_TEXT_BUDGET)")
+            elif budget is not None and not budget.take(size):
+                _mark(data, f"messages and output ({size} characters) not kept: the run's calls reached "
+                            f"their budget of {budget.limit} characters (RUN_TEXT_BUDGET)")
+            else:
+                node_left -= size
                 data["detail"] = detail
+                if note is not None:
+                    _mark(data, note)
         saved.append(data)
+    dropped = getattr(records, "dropped", 0)
+    if dropped and saved:
+        _mark(saved[-1], f"more calls of this node were not saved: at most {MAX_RECORDS} are (MAX_RECORDS)")
     return saved
 
 

@@ -15,6 +15,7 @@ import asyncio
 import logging
 from typing import Any
 
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import LLMError
 from crewgraph.events.llm_events import (
     ContextWindowSummarizationCompletedEvent,
@@ -67,11 +68,13 @@ class ContextWindowSteps:
             if budget is None:
                 return UsageMetrics()
         used = UsageMetrics()
-        said = _Summarization(ctx, self.task_name, self.agent_role, len(loop.messages))
+        # the names as the run filled them in ("task 'research cats'", not "'research {topic}'")
+        task_name, agent_role = interpolate(self.task_name, ctx.inputs), interpolate(self.agent_role, ctx.inputs)
+        said = _Summarization(ctx, task_name, agent_role, len(loop.messages))
 
         async def summarize(text: str) -> str:
             nonlocal used
-            own = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
+            own = resolve_llm(self.llm, ctx, f"task {task_name!r}")
             said.started(getattr(own, "model", None))
             prompt = [{"role": "system", "content": window.SUMMARY_PROMPT}, {"role": "user", "content": text}]
             try:
@@ -87,7 +90,7 @@ class ContextWindowSteps:
         if fitted is not None:
             _log.info(
                 "task %r: conversation of ~%d tokens shortened to ~%d to fit the model's context window",
-                self.task_name, window.estimate_tokens(loop.messages), window.estimate_tokens(fitted),
+                task_name, window.estimate_tokens(loop.messages), window.estimate_tokens(fitted),
             )
             loop.messages = fitted
             loop.compressions += 1

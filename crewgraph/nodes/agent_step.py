@@ -206,7 +206,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             loop.forced_final = True
             tool_turn = False
         own = self.function_calling_llm if tool_turn and self.function_calling_llm is not None else self.llm
-        llm = resolve_llm(own, ctx, f"task {self.task_name!r}")
+        llm = resolve_llm(own, ctx, f"task {interpolate(self.task_name, ctx.inputs)!r}")
         if tool_turn and not loop.text_mode and (
             not llm.supports_function_calling() or text_tools.known_text_only(ctx.state.extras, llm)
         ):
@@ -215,7 +215,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         stream = None
         if ctx.state.stream is not None:  # only a streaming run asks the model to stream
             stream = chunk_forwarder(
-                ctx, model=llm.model, task_name=self.task_name, agent_role=interpolate(self.agent_role, ctx.inputs)
+                ctx, model=llm.model, task_name=interpolate(self.task_name, ctx.inputs),
+                agent_role=interpolate(self.agent_role, ctx.inputs),
             )
         if self.respect_context_window:
             step_usage = step_usage.add(await self._fit_window(ctx, llm, loop, specs))
@@ -277,8 +278,10 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         options = {"max_tokens": self.max_tokens} if self.max_tokens else None
         return await call_llm(ctx, llm, messages, tools=specs, rpm_keys=self.rpm_keys, stream=stream, options=options,
                               where=self._who(loop),
-                              agent=HookAgent(self.agent_role, self.agent_goal, self.agent_backstory),
-                              task=HookTask(self.task_name, self.description, self.expected_output),
+                              agent=HookAgent(*(interpolate(t, ctx.inputs) for t in
+                                                (self.agent_role, self.agent_goal, self.agent_backstory))),
+                              task=HookTask(*(interpolate(t, ctx.inputs) for t in
+                                              (self.task_name, self.description, self.expected_output))),
                               iterations=loop.iteration)
 
     async def _answered(self, ctx: NodeContext, loop: _Loop, answer: str, step_usage: UsageMetrics) -> NodeResult:
@@ -298,7 +301,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             review = human_input.training_review if self.training else human_input.review
             feedback = await review(self, ctx, loop, answer)
             if feedback is None:  # a persisted provider: the run pauses until it is answered
-                return NodeResult(pending=human_input.pending(self, loop, answer), usage=step_usage)
+                return NodeResult(pending=human_input.pending(self, loop, answer, ctx.inputs), usage=step_usage)
             if feedback:
                 loop.messages.append({"role": "user", "content": f"Human feedback on your answer: {feedback}"})
                 return await self._again(ctx, loop, step_usage)
@@ -439,8 +442,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         if ctx.wants(AgentExecutionStartedEvent):
             ctx.emit(
                 AgentExecutionStartedEvent(
-                    agent_role=self.agent_role,
-                    task_name=self.task_name,
+                    agent_role=interpolate(self.agent_role, ctx.inputs),
+                    task_name=interpolate(self.task_name, ctx.inputs),
                     task_prompt=_text_of(messages[1]["content"]),
                     tools=[getattr(t, "name", str(t)) for t in self.tools],
                 )
@@ -669,7 +672,8 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         if ctx.wants(AgentExecutionCompletedEvent):
             ctx.emit(
                 AgentExecutionCompletedEvent(
-                    agent_role=self.agent_role, task_name=self.task_name, output=answer, iterations=loop.iteration
+                    agent_role=interpolate(self.agent_role, ctx.inputs), task_name=interpolate(self.task_name, ctx.inputs),
+                    output=answer, iterations=loop.iteration,
                 )
             )
         return NodeResult(

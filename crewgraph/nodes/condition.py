@@ -51,7 +51,7 @@ class ConditionNode(Node):
                 verdict = await asyncio.to_thread(self.condition, previous)
         except Exception as exc:
             raise ConfigurationError(
-                f"the condition of conditional task {self.task_name!r} raised {type(exc).__name__}: {exc}"
+                f"the condition of conditional task {interpolate(self.task_name, ctx.inputs)!r} raised {type(exc).__name__}: {exc}"
             ) from exc
         if verdict:
             return NodeResult(output=None, route=RUN, info={"condition": True})

@@ -44,7 +44,7 @@ class ConvertNode(Node):
         usage: UsageMetrics | None = None
         parsed = _local_parse(output.raw, self.model)
         if parsed is None:
-            llm = resolve_llm(self.llm, ctx, f"task {self.task_name!r}")
+            llm = resolve_llm(self.llm, ctx, f"task {interpolate(self.task_name, ctx.inputs)!r}")
             messages = [
                 {
                     "role": "system",

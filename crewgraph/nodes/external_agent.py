@@ -64,16 +64,18 @@ class ExternalAgentNode(Node):
             }
         )
         context = self._context(ctx)
+        # the names as the run filled them in ("research cats", not "research {topic}")
+        task_name, agent_role = interpolate(self.task_name, ctx.inputs), interpolate(self.agent_role, ctx.inputs)
         if not self.feedback:
             from crewgraph.hooks.steps import pre_step
 
-            context = await pre_step(ctx.state.extras, task_name=self.task_name, agent_role=self.agent_role,
+            context = await pre_step(ctx.state.extras, task_name=task_name, agent_role=agent_role,
                                      context=context, task=self.task, agent=self.agent)
-            ctx.emit(TaskStartedEvent(task_name=self.task_name, agent_role=self.agent_role, context=context or None))
+            ctx.emit(TaskStartedEvent(task_name=task_name, agent_role=agent_role, context=context or None))
         ctx.emit(
             AgentExecutionStartedEvent(
-                agent_role=self.agent_role,
-                task_name=self.task_name,
+                agent_role=agent_role,
+                task_name=task_name,
                 task_prompt=task.description,
                 tools=[getattr(t, "name", str(t)) for t in self.tools],
             )
@@ -89,13 +91,13 @@ class ExternalAgentNode(Node):
         finally:
             execution_vars.current_task_id.reset(token)
         text = answer if isinstance(answer, str) else str(getattr(answer, "raw", answer))
-        ctx.emit(AgentExecutionCompletedEvent(agent_role=self.agent_role, task_name=self.task_name, output=text))
+        ctx.emit(AgentExecutionCompletedEvent(agent_role=agent_role, task_name=task_name, output=text))
         output = TaskOutput(
             description=task.description,
-            name=interpolate(self.task_name, ctx.inputs),
+            name=task_name,
             expected_output=task.expected_output,
             raw=text,
-            agent=interpolate(self.agent_role, ctx.inputs),
+            agent=agent_role,
         )
         return NodeResult(output=output, info={"agent_class": type(self.agent).__name__})
 

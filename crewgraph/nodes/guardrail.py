@@ -80,8 +80,8 @@ class GuardrailNode(Node):
             upstream = ctx.upstream.get(self.source_node)
             if not isinstance(upstream, TaskOutput):
                 raise GuardrailError(
-                    f"guardrail of task {interpolate(self.task_name, ctx.inputs)!r} got no task output from {self.source_node!r}",
-                    task=self.task_name,
+                    f"guardrail of task {self._name(ctx)!r} got no task output from {self.source_node!r}",
+                    task=self._name(ctx),
                 )
             state = _State(output=upstream, retries=0, reason="")
             checks = self.checks[-1:]
@@ -94,9 +94,9 @@ class GuardrailNode(Node):
                 state.reason = str(value)
                 if state.retries >= self.max_retries or not self.redo:
                     raise GuardrailError(
-                        f"Task {interpolate(self.task_name, ctx.inputs)!r} failed its guardrail {guardrail_name(check)!r} after "
+                        f"Task {self._name(ctx)!r} failed its guardrail {guardrail_name(check)!r} after "
                         f"{state.retries} retries. Last reason: {state.reason}",
-                        task=self.task_name,
+                        task=self._name(ctx),
                         reason=state.reason,
                     )
                 state.retries += 1
@@ -129,7 +129,7 @@ class GuardrailNode(Node):
         name = guardrail_name(check)
         kind = "llm" if isinstance(check, str) else "function"
         if ctx.wants(GuardrailStartedEvent):
-            ctx.emit(GuardrailStartedEvent(task_name=self.task_name, guardrail=name, guardrail_name=name,
+            ctx.emit(GuardrailStartedEvent(task_name=self._name(ctx), guardrail=name, guardrail_name=name,
                                            guardrail_type=kind, retry_count=retry_count))
         spent: UsageMetrics | None = None
         try:
@@ -142,7 +142,7 @@ class GuardrailNode(Node):
                     result = await check(output)
                 else:
                     result = await asyncio.to_thread(check, output)
-                ok, value = _unpack(result, name, self.task_name)
+                ok, value = _unpack(result, name, self._name(ctx))
         except GuardrailError:
             raise
         except CrewGraphError as exc:
@@ -150,8 +150,8 @@ class GuardrailNode(Node):
                 # The judge model failed (HTTP error, no verdict): that says nothing about the
                 # output, so it must not reach the agent as feedback and cost it a retry.
                 raise GuardrailError(
-                    f"Guardrail {name!r} of task {self.task_name!r} could not be judged: {exc}",
-                    task=self.task_name,
+                    f"Guardrail {name!r} of task {self._name(ctx)!r} could not be judged: {exc}",
+                    task=self._name(ctx),
                 ) from exc
             ok, value = False, f"guardrail raised {type(exc).__name__}: {exc}"
         except Exception as exc:
@@ -159,7 +159,7 @@ class GuardrailNode(Node):
         if ctx.wants(GuardrailCompletedEvent):
             ctx.emit(
                 GuardrailCompletedEvent(
-                    task_name=self.task_name,
+                    task_name=self._name(ctx),
                     guardrail=name,
                     guardrail_name=name,
                     guardrail_type=kind,
@@ -172,7 +172,7 @@ class GuardrailNode(Node):
         return ok, value, spent
 
     async def _judge(self, ctx: NodeContext, requirement: str, output: TaskOutput) -> tuple[bool, Any, UsageMetrics]:
-        llm = resolve_llm(self.llm, ctx, f"guardrail of task {self.task_name!r}")
+        llm = resolve_llm(self.llm, ctx, f"guardrail of task {self._name(ctx)!r}")
         messages = [
             {
                 "role": "system",
@@ -203,6 +203,10 @@ class GuardrailNode(Node):
         if isinstance(value, BaseModel):
             return output.model_copy(update={"pydantic": value, "raw": value.model_dump_json()})
         return output
+
+    def _name(self, ctx: NodeContext) -> str:
+        """The task's name as the run filled it in (what every message and event says)."""
+        return interpolate(self.task_name, ctx.inputs)
 
     def describe(self) -> dict[str, Any]:
         d = super().describe()

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import ConfigurationError
 from crewgraph.graph.context import NodeContext
 
@@ -89,10 +90,12 @@ async def ask_provider(provider: Any, prompt: str) -> str:
 # read duck-typed here so this module does not import the node it serves.
 
 
-def review_prompt(step: Any, answer: str) -> str:
-    """What the person is shown: the agent's final answer and how to reply."""
+def review_prompt(step: Any, answer: str, inputs: dict[str, Any] | None = None) -> str:
+    """What the person is shown: the agent's final answer and how to reply (the role and task
+    name with the kickoff's ``{placeholders}`` filled in from ``inputs``)."""
+    role, task = interpolate(step.agent_role, inputs or {}), interpolate(step.task_name, inputs or {})
     return (
-        f"\n## Final answer of {step.agent_role} for task {step.task_name!r}:\n{answer}\n\n"
+        f"\n## Final answer of {role} for task {task!r}:\n{answer}\n\n"
         "Give feedback to improve it, or press Enter to accept: "
     )
 
@@ -106,13 +109,13 @@ async def review(step: Any, ctx: NodeContext, loop: Any, answer: str) -> str | N
     reviewed again (docs/porting.md)."""
     provider = ctx.state.extras.get("input_provider")
     if not provider_pauses(provider):
-        return await ask_provider(provider, review_prompt(step, answer))
+        return await ask_provider(provider, review_prompt(step, answer, ctx.inputs))
     if step.feedback is not None or step.base_messages:
         return ""  # a redo, spawned by the task's guardrail
     state = ctx.state.extras.get(HUMAN_INPUT_KEY)
     if state is None:
         raise ConfigurationError(
-            f"task {step.task_name!r} has human_input=True and the crew's input_provider pauses the "
+            f"task {interpolate(step.task_name, ctx.inputs)!r} has human_input=True and the crew's input_provider pauses the "
             "run, but the run is not checkpointed: set Crew(checkpoint=True) so it can be resumed, "
             "or use another input provider"
         )
@@ -141,20 +144,21 @@ async def training_review(step: Any, ctx: NodeContext, loop: Any, answer: str) -
             "Crew.train needs a person to answer each review while it runs, but the crew's "
             "input_provider pauses the run instead; train with the console or a callable input_provider"
         )
-    feedback = await ask_provider(provider, review_prompt(step, answer))
+    feedback = await ask_provider(provider, review_prompt(step, answer, ctx.inputs))
     if not feedback:
         return ""
     loop.training = {"initial_output": answer, "human_feedback": feedback}
     return feedback
 
 
-def pending(step: Any, loop: Any, answer: str) -> dict[str, Any]:
-    """What the paused run keeps: the question, the draft, and the conversation to continue."""
+def pending(step: Any, loop: Any, answer: str, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the paused run keeps: the question, the draft, and the conversation to continue.
+    ``task`` stays the task's name as written: answers are keyed by it (or by ``key``)."""
     loop.draft = answer
     return {
         "task": step.task_name,
         "agent": step.agent_role,
-        "question": review_prompt(step, answer).strip(),
+        "question": review_prompt(step, answer, inputs).strip(),
         "key": f"{step.id}#{loop.reviews}",
         "draft": answer,
         "loop": loop,

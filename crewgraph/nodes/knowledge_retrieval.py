@@ -52,7 +52,8 @@ class KnowledgeRetrievalNode(Node):
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         query = interpolate(self.query, ctx.inputs)
-        who = {"task_name": self.task_name, "agent_role": self.agent_role}
+        # the names as the run filled them in ("research cats", not "research {topic}")
+        who = {"task_name": interpolate(self.task_name, ctx.inputs), "agent_role": interpolate(self.agent_role, ctx.inputs)}
         ctx.emit(KnowledgeRetrievalStartedEvent(**who))
         ctx.emit(KnowledgeQueryStartedEvent(task_prompt=query, **who))
         try:

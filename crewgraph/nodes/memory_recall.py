@@ -50,19 +50,20 @@ class MemoryRecallNode(Node):
         if memory is None:
             return NodeResult(output="", info={"matches": 0})
         query = interpolate(self.query, ctx.inputs)
+        task_name = interpolate(self.task_name, ctx.inputs)  # the name as the run filled it in
         if ctx.wants(MemoryRetrievalStartedEvent):
-            ctx.emit(MemoryRetrievalStartedEvent(task_name=self.task_name))
+            ctx.emit(MemoryRetrievalStartedEvent(task_name=task_name))
         start = time.perf_counter()
         try:
             matches = await asyncio.to_thread(memory.recall, query, limit=self.limit, depth="shallow")
         except Exception as exc:
             if ctx.wants(MemoryRetrievalFailedEvent):
-                ctx.emit(MemoryRetrievalFailedEvent(task_name=self.task_name, error=f"{type(exc).__name__}: {exc}"))
+                ctx.emit(MemoryRetrievalFailedEvent(task_name=task_name, error=f"{type(exc).__name__}: {exc}"))
             raise
         content = format_memories(list(matches))
         elapsed = (time.perf_counter() - start) * 1000
         if ctx.wants(MemoryRetrievalCompletedEvent):
-            ctx.emit(MemoryRetrievalCompletedEvent(task_name=self.task_name, memory_content=content,
+            ctx.emit(MemoryRetrievalCompletedEvent(task_name=task_name, memory_content=content,
                                                    retrieval_time_ms=elapsed))
         info: dict[str, Any] = {"matches": len(matches)}
         if not matches and _is_empty(memory):

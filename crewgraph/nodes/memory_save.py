@@ -13,6 +13,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
 
@@ -46,9 +47,10 @@ class MemorySaveNode(Node):
         text = _raw_text(ctx.upstream.get(self.source_node)).strip()
         if memory is None or not text or getattr(memory, "read_only", False):
             return NodeResult(output=[], info={"facts": 0})
-        kwargs: dict[str, Any] = {"agent_role": self.agent_role or None}
-        if self.agent_role:
-            kwargs["source"] = f"agent:{self.agent_role}"
+        role = interpolate(self.agent_role, ctx.inputs)  # as CrewAI's agent has it: filled in
+        kwargs: dict[str, Any] = {"agent_role": role or None}
+        if role:
+            kwargs["source"] = f"agent:{role}"
         scopes = getattr(memory, "scopes", None)
         if scopes:  # a read-write MemorySlice needs an explicit scope
             kwargs["scope"] = scopes[0]

@@ -104,7 +104,7 @@ class PlanningNode(Node):
                 f"Task Number {i} - {description}\n"
                 f'"task_description": {description}\n'
                 f'"task_expected_output": {interpolate(task.expected_output, inputs)}\n'
-                f'"agent": {task.agent_role or "None"}\n'
+                f'"agent": {interpolate(task.agent_role, inputs) or "None"}\n'
                 f'"agent_goal": {interpolate(task.agent_goal, inputs) or "None"}\n'
                 f'"task_tools": {list(task.tools)}'
             )

@@ -77,8 +77,8 @@ class ReasoningNode(Node):
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=1))
 
     async def run(self, ctx: NodeContext) -> NodeResult:
-        llm = resolve_llm(self.llm, ctx, f"task {self.task_name!r} (reasoning)")
-        role = interpolate(self.agent_role, ctx.inputs)
+        task_name, role = interpolate(self.task_name, ctx.inputs), interpolate(self.agent_role, ctx.inputs)
+        llm = resolve_llm(self.llm, ctx, f"task {task_name!r} (reasoning)")
         messages: list[dict[str, Any]] = [
             {
                 "role": "system",
@@ -97,13 +97,13 @@ class ReasoningNode(Node):
         options = {"max_tokens": self.max_tokens} if self.max_tokens else {}
         while attempt < limit and not ready:
             attempt += 1
-            ctx.emit(AgentReasoningStartedEvent(agent_role=role, task_name=self.task_name, attempt=attempt))
+            ctx.emit(AgentReasoningStartedEvent(agent_role=role, task_name=task_name, attempt=attempt))
             try:
                 reply = await call_llm(ctx, llm, messages, rpm_keys=self.rpm_keys, options=options)
             except Exception as exc:  # the agent works without a plan (CrewAI's behaviour)
-                _log.warning("task %r: reasoning failed (%s); the agent works without a plan", self.task_name, exc)
+                _log.warning("task %r: reasoning failed (%s); the agent works without a plan", task_name, exc)
                 ctx.emit(
-                    AgentReasoningFailedEvent(agent_role=role, task_name=self.task_name, error=str(exc), attempt=attempt)
+                    AgentReasoningFailedEvent(agent_role=role, task_name=task_name, error=str(exc), attempt=attempt)
                 )
                 break
             usage = usage.add(reply.usage)
@@ -112,7 +112,7 @@ class ReasoningNode(Node):
             plan = _plan_text(text) or plan
             ctx.emit(
                 AgentReasoningCompletedEvent(
-                    agent_role=role, task_name=self.task_name, plan=plan, ready=ready, attempt=attempt
+                    agent_role=role, task_name=task_name, plan=plan, ready=ready, attempt=attempt
                 )
             )
             if not ready and attempt < limit:

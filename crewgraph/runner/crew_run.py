@@ -10,11 +10,14 @@ crew arrives as a :class:`~crewgraph.spec.crew.CrewSpec`.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from crewgraph._internal.gc_scope import run_collector
+from crewgraph._internal.interpolate import interpolate
 from crewgraph._internal.run_context import current_run_id
 from crewgraph.events.agent_events import AgentExecutionErrorEvent
 from crewgraph.events.base import BaseEvent
@@ -237,11 +240,13 @@ async def _run_resolved(
         executor=executor if executor is not None else crew.executor,
     )
     try:
+        from crewgraph.graph.call_records import run_budget
         from crewgraph.runtime.llm_trace import LLMCallTracer
         from crewgraph.tools.mcp.sessions import run_sessions
 
-        # each LLM call becomes a child node of the run graph; MCP sessions live for this run
-        with LLMCallTracer(scheduler, crew):
+        # each LLM call becomes a child node of the run graph; MCP sessions live for this run;
+        # the calls the store keeps beside each node share one budget for the run
+        with LLMCallTracer(scheduler, crew), run_budget():
             async with run_sessions():
                 result = await scheduler.run()
         if reviews is not None and checkpoint.store is not None:
@@ -274,7 +279,7 @@ async def _run_resolved(
             checkpoint.store.close()
     _mark_skipped(scheduler, skipped)
     output = _crew_output(graph, result)
-    _remember_tool_failures(crew, output)
+    _remember_tool_failures(crew, output, inputs)
     if result.paused:  # waiting for a person's review: the crew has not finished
         from crewgraph.runner.human_pause import paused_output
 
@@ -303,14 +308,30 @@ async def _run_resolved(
     return output
 
 
+@dataclass
+class _Unchecked:
+    """A run without checkpoints: the fields of a ResolvedCheckpoint the run path reads, all
+    empty. Its own small type so a run that checkpoints nothing never imports
+    ``crewgraph.checkpoint`` (its store, leases and sqlite cost the first kickoff ~0.1 s)."""
+
+    inputs: dict[str, Any]
+    store: None = None
+    run_id: None = None
+    restored: dict[str, Any] = field(default_factory=dict)
+    resumed: bool = False
+    lease: None = None
+
+    def release(self) -> None:
+        """Nothing is held."""
+
+
 def _checkpoint(crew: CrewSpec, from_checkpoint: Any, inputs: dict[str, Any]) -> Any:
     """The store, run id, restored outputs and inputs of this run (nothing when not checkpointing)."""
-    from crewgraph.checkpoint.setup import ResolvedCheckpoint
-
-    if isinstance(from_checkpoint, ResolvedCheckpoint):  # decided by the caller (Crew.replay)
-        return from_checkpoint
+    setup = sys.modules.get("crewgraph.checkpoint.setup")  # not loaded: no ResolvedCheckpoint exists
+    if setup is not None and isinstance(from_checkpoint, setup.ResolvedCheckpoint):
+        return from_checkpoint  # decided by the caller (Crew.replay)
     if not crew.checkpoint and from_checkpoint is None:
-        return ResolvedCheckpoint(inputs=inputs)
+        return _Unchecked(inputs=inputs)
     from crewgraph.runner.resume import resolve_crew_checkpoint
 
     return resolve_crew_checkpoint(crew, from_checkpoint, inputs=inputs)
@@ -394,21 +415,26 @@ def _crew_output(graph: Any, result: Any) -> CrewOutput:
     )
 
 
-def _remember_tool_failures(crew: Any, output: CrewOutput) -> None:
-    """Each agent's ``last_tool_failures``: the failures of the last task it did in this run."""
+def _remember_tool_failures(crew: Any, output: CrewOutput, inputs: dict[str, Any]) -> None:
+    """Each agent's ``last_tool_failures``: the failures of the last task it did in this run (a
+    task output names its agent by the role as the run filled it in)."""
     for agent in [*crew.agents, *([crew.manager_agent] if getattr(crew, "manager_agent", None) else [])]:
-        done = [t for t in output.tasks_output if t.agent == agent.role]
+        role = interpolate(agent.role, inputs)
+        done = [t for t in output.tasks_output if t.agent == role]
         failures = getattr(agent, "_tool_failures", None)
         if done and isinstance(failures, list):
             failures[:] = list(done[-1].tool_failures)
 
 
 def _failed_task(graph: Any, scheduler: Any) -> tuple[str, str | None, bool] | None:
-    """The failed task's name, its agent's role, and whether its agent step was what failed."""
+    """The failed task's name, its agent's role (both as the run filled them in), and whether its
+    agent step was what failed."""
     for plan in graph.meta.get("tasks", []):
         for nid, rec in scheduler.records.items():
             if rec.status == "failed" and nid.startswith(plan["key"] + "."):
                 agent_node = plan.get("agent")
                 role = getattr(graph.node(agent_node), "agent_role", None) if agent_node in graph else None
-                return str(plan["name"]), role if isinstance(role, str) else None, nid == agent_node
+                inputs = scheduler.inputs
+                return (interpolate(str(plan["name"]), inputs),
+                        interpolate(role, inputs) if isinstance(role, str) else None, nid == agent_node)
     return None

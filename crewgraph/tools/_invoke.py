@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import ToolExecutionFailedError
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.tool_events import (
@@ -63,6 +64,18 @@ class _Call:
     """Set when tool hooks are registered for this run: after-hooks see and may rewrite results."""
 
     @property
+    def agent_role(self) -> str | None:
+        """The calling agent's role as the run filled it in ("Analyst of cats", not "... {topic}")."""
+        role = self.node.agent_role
+        return interpolate(role, self.ctx.inputs) if role else role
+
+    @property
+    def task_name(self) -> str | None:
+        """The task's name as the run filled it in."""
+        name = self.node.task_name
+        return interpolate(name, self.ctx.inputs) if name else name
+
+    @property
     def tool_name(self) -> str:
         return self.node.tool.name if self.node.tool is not None else self.node.call.name
 
@@ -71,8 +84,8 @@ class _Call:
         return {
             "tool_name": self.tool_name,
             "tool_args": self.args,
-            "agent_role": self.node.agent_role,
-            "task_name": self.node.task_name,
+            "agent_role": self.agent_role,
+            "task_name": self.task_name,
             "tool_class": type(tool).__name__ if tool is not None else None,
             "run_attempts": self.ctx.attempt,
         }
@@ -177,7 +190,7 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
         if ctx.wants(ToolExecutionErrorEvent):
             ctx.emit(ToolExecutionErrorEvent(
                 tool_name=tool.name, tool_args=kwargs, tool_class=type(tool).__name__, error=exc,
-                agent_role=node.agent_role, task_name=node.task_name,
+                agent_role=call.agent_role, task_name=call.task_name,
             ))
         failure = ToolFailure(
             message=_messages.exception_message(tool.name, exc),
@@ -215,8 +228,8 @@ async def _before_hooks(call: _Call, parsed: dict[str, Any]) -> str | None:
         tool_name=call.tool_name,
         tool_input=parsed,
         tool=node.tool,
-        agent=HookAgent(node.agent_role) if node.agent_role else None,
-        task=HookTask(node.task_name) if node.task_name else None,
+        agent=HookAgent(call.agent_role) if call.agent_role else None,
+        task=HookTask(call.task_name) if call.task_name else None,
         crew=ctx.state.extras.get("crew_name"),
         run_id=ctx.run_id,
         node_id=ctx.node_id,
@@ -242,11 +255,8 @@ def _failed(call: _Call, failure: ToolFailure, *, raw: Any = None) -> ToolCallOu
         call.finished(text)
         return call.outcome(text, raw=raw)
 
-    from crewgraph._internal.interpolate import interpolate
-
     # the names as the run filled them in: "task 'look up owls'", not "'look up {topic}'"
-    role = interpolate(node.agent_role, ctx.inputs) if node.agent_role else node.agent_role
-    task_name = interpolate(node.task_name, ctx.inputs) if node.task_name else node.task_name
+    role, task_name = call.agent_role, call.task_name
     record = ToolFailureRecord(
         tool_name=call.tool_name,
         failure=failure,
