@@ -49,22 +49,30 @@ def prefix_context_ref(ctx: NodeContext, prefix: NodePrefix) -> tuple[str, Conte
         return format_context([entry] if entry else []), None
     cache: dict[int, tuple[int, str, list[str]]] = ctx.state.extras.setdefault(_CACHE_KEY, {})
     key = prefix.pool_id
-    cached = cache.get(key)
+    # Taken out of the cache, so that this frame holds the only reference to the text and
+    # ``text +=`` below can grow it in place (CPython does for an unshared str): extending the
+    # context then costs the new entries, not a copy of everything before them.
+    cached = cache.pop(key, None)
     done, text, entries = cached if cached is not None and len(cached) == 3 else (0, "", [])
+    del cached
     if done > entries_wanted or len(entries) != done:
         # A shorter prefix than the one built (or a list other refs extended): a new list,
         # since refs to the old one rely on its first entries never changing.
         done, text, entries = 0, "", []
-    parts = [text] if done else []
+    added: list[str] = []
     for i in range(done, entries_wanted):
         entry = context_entry(ctx, prefix[i])
         if entry is None:
             # An output not there (a restored run without it): build this one from scratch,
             # without caching a text that later tasks would extend wrongly.
+            if done:
+                cache[key] = (done, text, entries)
             return format_context([e for nid in prefix if (e := context_entry(ctx, nid))]), None
-        part = f"[{entry[0]}]\n{entry[1]}"
-        parts.append(part)
-        entries.append(part)
-    text = CONTEXT_SEPARATOR.join(parts)
+        added.append(f"[{entry[0]}]\n{entry[1]}")
+    entries.extend(added)
+    if done and added:
+        text += CONTEXT_SEPARATOR + CONTEXT_SEPARATOR.join(added)
+    elif added:
+        text = CONTEXT_SEPARATOR.join(added)
     cache[key] = (entries_wanted, text, entries)
     return text, ContextRef(entries, entries_wanted, CONTEXT_SEPARATOR)

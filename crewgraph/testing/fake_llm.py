@@ -47,6 +47,9 @@ class FakeToolCall:
 class FakeRequest:
     """One call the fake received: a copy of the messages, the tools and the response model.
 
+    A task prompt that shares the run's context text (a default-context crew) is kept as a
+    ref to it, as the task's ``TaskOutput.messages`` keeps it: it reads as the same dict.
+
     ``stream`` is True when the caller asked for the reply as a stream.
     """
 
