@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from crewgraph.checkpoint.config import CheckpointConfig
 from crewgraph.checkpoint.info import CheckpointInfo
 from crewgraph.checkpoint.lease import LeaseKeeper, acquire_lease, held_lease, holding
+from crewgraph.checkpoint.location import Location, is_store_url
 from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
 from crewgraph.errors import CheckpointError
 
@@ -232,7 +233,7 @@ def fork_run(config: CheckpointConfig, branch: str | None = None, *, exclude: It
     if config.run_id is None:
         raise CheckpointError("forking needs CheckpointConfig(run_id=...) naming the run to fork")
     run_info(config)
-    with SQLiteCheckpointStore(config.path) as store:
+    with config.open_store() as store:
         return store.fork(config.run_id, branch or config.branch, exclude=exclude)
 
 
@@ -243,19 +244,19 @@ def owner_checkpoints(owner: Any, path: str | Path | None = None) -> list[Checkp
     return list_checkpoints(owner_store_path(owner, path), name=owner_name(owner), limit=None)
 
 
-def owner_store_path(owner: Any, path: str | Path | None = None) -> Path | None:
-    """``path`` if given, else the owner's checkpoint path, else None (the default location)."""
+def owner_store_path(owner: Any, path: str | Path | None = None) -> Location | None:
+    """``path`` if given, else the owner's checkpoint store (path or URL), else None (the default)."""
     if path is not None:
-        return Path(path)
+        return path if is_store_url(path) else Path(path)
     config = coerce_config(getattr(owner, "checkpoint", None))
-    return config.path if config is not None else None
+    return config.location if config is not None else None
 
 
 def run_info(config: CheckpointConfig) -> CheckpointInfo:
     """The stored run ``config.run_id`` (a CheckpointError when the database or run is missing)."""
-    if not config.path.exists():
+    if not config.store_exists():
         raise CheckpointError(
-            f"no run {config.run_id!r}: there is no checkpoint database at {str(config.path)!r}"
+            f"no run {config.run_id!r}: there is no checkpoint database at {config.where!r}"
         )
-    with SQLiteCheckpointStore(config.path) as store:
+    with config.open_store() as store:
         return store.get_run(str(config.run_id))

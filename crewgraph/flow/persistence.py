@@ -9,6 +9,11 @@ The default store is :class:`SQLiteFlowPersistence` (stdlib ``sqlite3``) at
 ``$CREWGRAPH_STORAGE_DIR/flow_states.db``, else ``./.crewgraph/flow_states.db``.
 The path is resolved, and the file created, on first save or load, so merely
 decorating a class touches no disk.
+
+On PostgreSQL (many processes or machines sharing flow runs) the store is
+:class:`~crewgraph.flow._postgres_persistence.PostgresFlowPersistence`:
+``@persist("postgresql://...")``, or ``$CREWGRAPH_STORE_URL`` for the default store;
+:func:`flow_persistence` opens either kind from a path or URL.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ __all__ = [
     "FlowPersistence",
     "SQLiteFlowPersistence",
     "default_db_path",
+    "flow_persistence",
     "persist",
     "resolve_class_store",
 ]
@@ -162,6 +168,11 @@ class SQLiteFlowPersistence(FlowPersistence):
     _ready: set[Path] = PrivateAttr(default_factory=set)
 
     def __init__(self, db_path: str | Path | None = None, **data: Any) -> None:
+        from crewgraph.checkpoint.location import display, is_store_url
+
+        if is_store_url(db_path):
+            raise ValueError(f"SQLiteFlowPersistence takes a file path, not the URL {display(str(db_path))!r}: "
+                             "for PostgreSQL use PostgresFlowPersistence(url), @persist(url) or flow_persistence(url)")
         given = Path(db_path).expanduser() if db_path is not None else None
         super().__init__(db_path=given, **data)
 
@@ -376,18 +387,53 @@ class SQLiteFlowPersistence(FlowPersistence):
 
 
 _shared: SQLiteFlowPersistence | None = None
+_shared_pg: dict[str, FlowPersistence] = {}
 
 
-def _default() -> SQLiteFlowPersistence:
+def _default() -> FlowPersistence:
+    """The store of flows given none: ``$CREWGRAPH_STORE_URL``'s PostgreSQL, else the default SQLite file."""
     global _shared
+    from crewgraph.checkpoint.location import env_store_url
+
+    url = env_store_url()
+    if url is not None:
+        if url not in _shared_pg:
+            _shared_pg[url] = flow_persistence(url)
+        return _shared_pg[url]
     if _shared is None:
         _shared = SQLiteFlowPersistence()
     return _shared
 
 
+def flow_persistence(location: str | Path | None = None) -> FlowPersistence:
+    """The flow store at ``location``: a ``postgresql://`` URL (``PostgresFlowPersistence``), a
+    SQLite file path, or None (``$CREWGRAPH_STORE_URL``, else the default file)."""
+    from crewgraph.checkpoint.location import env_store_url, is_store_url
+
+    location = env_store_url() if location is None else location
+    if is_store_url(location):
+        from crewgraph.flow._postgres_persistence import PostgresFlowPersistence
+
+        return PostgresFlowPersistence(str(location))
+    return SQLiteFlowPersistence(location)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PostgresFlowPersistence":  # its module imports this one
+        from crewgraph.flow._postgres_persistence import PostgresFlowPersistence
+
+        return PostgresFlowPersistence
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def persist(persistence: Any = None, verbose: bool = False) -> Any:
-    """Persist flow state after methods run: ``@persist``, ``@persist()`` or
-    ``@persist(SQLiteFlowPersistence("path.db"))``, on a Flow class or on a method."""
+    """Persist flow state after methods run: ``@persist``, ``@persist()``,
+    ``@persist(SQLiteFlowPersistence("path.db"))`` or ``@persist("postgresql://...")``, on a
+    Flow class or on a method."""
+    from crewgraph.checkpoint.location import is_store_url
+
+    if is_store_url(persistence):
+        persistence = flow_persistence(persistence)
     if persistence is not None and not isinstance(persistence, FlowPersistence):
         if isinstance(persistence, type) or callable(persistence):
             return _apply(persistence, None, verbose)  # bare @persist

@@ -24,7 +24,9 @@ Semantics
   ``RunResult.paused`` naming the waiting nodes.
 - With an ``executor`` (:mod:`crewgraph.runtime.executor`), each step runs where it
   says (a Ray worker); everything above still happens here, so the outputs, the
-  executed graph and the checkpoints do not depend on the executor.
+  executed graph and the checkpoints do not depend on the executor. The executor is
+  told which nodes of a task form a chain (:mod:`crewgraph.runtime._chains`) and may
+  compute a chain's steps in one go; the scheduler still runs each of its nodes.
 - Events no handler listens to are neither built nor stamped; a node can ask
   ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
 """
@@ -217,7 +219,12 @@ class Scheduler:
         self._sem = asyncio.Semaphore(self.max_concurrency)
         if self.executor is not None:
             # Before anything is recorded or a token spent: connect, refuse what cannot run there.
-            session = self.executor.prepare(self.graph, state=self.state, memory=self.memory, llm=self.llm)
+            from crewgraph.runtime._chains import task_chains
+
+            plan = self.plan
+            chains = task_chains(self.graph.digraph, plan.preds, plan.succs, plan.join, plan.entry, self.restored)
+            session = self.executor.prepare(self.graph, state=self.state, memory=self.memory, llm=self.llm,
+                                            chains=chains)
             self._step = session.run_step
             try:
                 return await self._run()

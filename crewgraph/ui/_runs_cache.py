@@ -8,7 +8,8 @@ them waited a minute. The list only changes when a store does, and SQLite says e
 idle connection per database watches it, the summaries are kept with the versions they were
 computed at (with a signature of the server's live jobs, which the list shows too), and
 concurrent readers of a stale list wait for the one computing it (single flight) instead of
-all computing it.
+all computing it. A PostgreSQL store is watched by its runs' count and latest update
+instead (:class:`_PGWatch`).
 """
 
 from __future__ import annotations
@@ -57,6 +58,35 @@ class _Watch:
             self._conn = None
 
 
+class _PGWatch:
+    """A PostgreSQL store's change marker: the runs' count and latest update in its schema
+    (PostgreSQL has no ``data_version``; every save updates its run's ``updated_at``)."""
+
+    _SQL = ("SELECT (SELECT count(*) FROM runs), (SELECT max(updated_at) FROM runs),"
+            " (SELECT count(*) FROM flow_runs), (SELECT max(updated) FROM flow_runs)")
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._conn: Any = None
+
+    def version(self) -> tuple[Any, ...] | None:
+        try:
+            if self._conn is None or self._conn.closed:
+                from crewgraph.checkpoint._postgres import connect
+
+                self._conn = connect(self.url, "run list of")
+            row = self._conn.execute(self._SQL).fetchone()
+        except Exception:  # unreachable now: build afresh (the listing reports the error)
+            self.close()
+            return None
+        return tuple(row)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
 class Body:
     """One serialised list, and its gzip form made on first demand (a tenth of the bytes)."""
 
@@ -83,8 +113,15 @@ class StoredRunsCache:
     browser): with 1,000 runs, encoding the JSON was itself ~40 ms a request and the answer
     479 KB (40 KB gzipped), which 200 readers at once turned into seconds."""
 
-    def __init__(self, *paths: Path) -> None:
-        self._watches = [_Watch(p) for p in paths]
+    def __init__(self, *paths: Path | str) -> None:
+        from crewgraph.checkpoint.location import is_store_url
+
+        self._watches: list[_Watch | _PGWatch] = []
+        for p in paths:
+            if not is_store_url(p):
+                self._watches.append(_Watch(Path(p)))
+            elif not any(isinstance(w, _PGWatch) and w.url == p for w in self._watches):
+                self._watches.append(_PGWatch(str(p)))  # one schema holds crew and flow runs
         self._lock = threading.Lock()  # guards the watches and the entries
         self._entries: dict[Any, tuple[Any, Body]] = {}
         self._flights: dict[Any, threading.Lock] = {}

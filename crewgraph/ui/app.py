@@ -36,6 +36,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from crewgraph.checkpoint.location import display
 from crewgraph.ui._actions import Actions
 from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, recorded_calls, render_svg
 from crewgraph.ui._jobs import LiveRuns
@@ -141,7 +142,7 @@ class UIApp:
         if run is None:
             memory = self.live.job_for(run_id)
             if memory is None:
-                raise ApiError(404, f"no run {run_id!r} in {self.db} or {self.flow_db}", "run_id")
+                raise ApiError(404, f"no run {run_id!r} in {display(self.db)} or {display(self.flow_db)}", "run_id")
             run = job_summary(memory)  # kept by nothing but this server (a flow without @persist)
         job = self.live.job_for(run["run_id"])
         run["job"] = job.to_json() if job is not None else None
@@ -168,7 +169,7 @@ class UIApp:
             for r in runs[:limit]:
                 job = self.live.job_for(r["run_id"])
                 r["live"] = "events" if job is not None else "polling"
-            body = {"runs": runs[:limit], "checkpoint_db": str(self.db), "flow_db": str(self.flow_db)}
+            body = {"runs": runs[:limit], "checkpoint_db": display(self.db), "flow_db": display(self.flow_db)}
             return bytes(JSONResponse(body).body)
 
         body = self.stored_runs.get((limit, kind), self.live.signature(), build)  # once per change

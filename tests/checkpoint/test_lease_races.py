@@ -2,7 +2,9 @@
 
 Two *racer* processes (``apps/lease_app.py serve``, crewgraph imported once) get the same
 command at the same instant, trial after trial; a third process is SIGKILLed mid-run where a
-probe needs a crashed holder. The model answers a
+probe needs a crashed holder. The two probes that matter most across machines (two resumers of a
+paused review, two resumers of a killed batch) also run with the store on a real PostgreSQL
+(``pg_racers``: the same app, ``LEASE_DB`` a ``postgresql://`` URL). The model answers a
 little slowly (so the races overlap) and logs every call of every process to one file. Leases are short
 (``$CREWGRAPH_LEASE_SECONDS``) to keep expiry tests fast.
 """
@@ -24,7 +26,7 @@ import pytest
 
 import crewgraph
 from crewgraph.checkpoint import SQLiteCheckpointStore
-from crewgraph.checkpoint.batch_store import BatchStore
+from crewgraph.checkpoint.location import open_batch_store
 
 APP = Path(__file__).resolve().parent / "apps" / "lease_app.py"
 REPO_ROOT = Path(crewgraph.__file__).resolve().parents[1]
@@ -99,6 +101,25 @@ def server(env: dict[str, str]) -> Calls:
 
 @pytest.fixture(scope="module")
 def racers(env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
+    yield from _racers(env)
+
+
+@pytest.fixture(scope="module")
+def pg_env(tmp_path_factory: pytest.TempPathFactory, postgres_server: str) -> dict[str, str]:
+    import secrets
+
+    tmp = tmp_path_factory.mktemp("pg-leases")
+    return {**os.environ, "PYTHONPATH": str(REPO_ROOT), "LEASE_CALL_LOG": str(tmp / "calls.log"),
+            "LEASE_DB": f"{postgres_server}?schema=races_{secrets.token_hex(4)}",
+            "LEASE_TOOL_LOG": str(tmp / "tools.log"), "LEASE_LATENCY": "0.25", "CREWGRAPH_LEASE_SECONDS": "1.5"}
+
+
+@pytest.fixture(scope="module")
+def pg_racers(pg_env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
+    yield from _racers(pg_env)
+
+
+def _racers(env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
     pair = (Racer(env), Racer(env))
     try:
         for racer in pair:  # warm: every code path imported, so both reach the lease at once
@@ -131,6 +152,15 @@ def _start_review(racers: tuple[Racer, Racer]) -> str:
 # ---------------------------------------------------------------------- the probes
 def test_two_resumers_of_one_paused_review_revise_it_once(server: Calls,
                                                            racers: tuple[Racer, Racer]) -> None:
+    _two_resumers_of_one_review(server, racers)
+
+
+def test_two_resumers_of_one_paused_review_on_postgresql(pg_env: dict[str, str],
+                                                          pg_racers: tuple[Racer, Racer]) -> None:
+    _two_resumers_of_one_review(Calls(Path(pg_env["LEASE_CALL_LOG"])), pg_racers)
+
+
+def _two_resumers_of_one_review(server: Calls, racers: tuple[Racer, Racer]) -> None:
     for _trial in range(TRIALS):
         run_id = _start_review(racers)
         mark = server.mark()
@@ -187,7 +217,7 @@ def test_a_second_kickoff_from_checkpoint_during_a_live_run_gets_the_holder(
 
 def _batch_done(db: str, batch_id: str | None) -> int:
     try:
-        with BatchStore(db) as store:
+        with open_batch_store(db) as store:
             batches = store.list_batches(name="tagger")
             found = [b for b in batches if batch_id is None or b.batch_id == batch_id]
             return found[0].completed if found else 0
@@ -198,14 +228,25 @@ def _batch_done(db: str, batch_id: str | None) -> int:
 def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
                                                                racers: tuple[Racer, Racer],
                                                                env: dict[str, str]) -> None:
+    _two_resumers_of_one_killed_batch(server, racers, env, trials=3)
+
+
+def test_two_resumers_of_one_killed_batch_on_postgresql(pg_env: dict[str, str],
+                                                        pg_racers: tuple[Racer, Racer]) -> None:
+    """Every input is leased on its own: each trial is twelve races, decided by the server."""
+    _two_resumers_of_one_killed_batch(Calls(Path(pg_env["LEASE_CALL_LOG"])), pg_racers, pg_env, trials=2)
+
+
+def _two_resumers_of_one_killed_batch(server: Calls, racers: tuple[Racer, Racer], env: dict[str, str],
+                                      trials: int) -> None:
     total = 12
-    for trial in range(3):
+    for trial in range(trials):
         victim = subprocess.Popen([sys.executable, str(APP), "batch", str(total), "new"], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 60
             while victim.poll() is None and time.monotonic() < deadline:
-                with BatchStore(env["LEASE_DB"]) as store:
+                with open_batch_store(env["LEASE_DB"]) as store:
                     batches = store.list_batches(name="tagger", limit=1)
                 if batches and batches[0].status == "running" and batches[0].completed >= 3 + trial:
                     break
@@ -214,7 +255,7 @@ def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
             os.kill(victim.pid, signal.SIGKILL)
         finally:
             victim.wait(timeout=30)
-        with BatchStore(env["LEASE_DB"]) as store:
+        with open_batch_store(env["LEASE_DB"]) as store:
             batch = store.list_batches(name="tagger", limit=1)[0]
             finished = {i.index for i in store.items(batch.batch_id) if i.status == "completed"}
         assert batch.status == "running" and len(finished) < total
@@ -226,7 +267,7 @@ def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
         assert len(after) == len(set(after)), f"an input ran twice after the kill: {sorted(after)}"
         unfinished = {f"Tag the topic t{i}" for i in range(total) if i not in finished}
         assert set(after) <= unfinished  # a finished input is restored, never run
-        with BatchStore(env["LEASE_DB"]) as store:
+        with open_batch_store(env["LEASE_DB"]) as store:
             assert store.get_batch(batch.batch_id).status == "completed"
 
 
