@@ -10,8 +10,9 @@ What this module gives the stores (:mod:`crewgraph.checkpoint._postgres_stores`,
 - :func:`connect`: one psycopg 3 connection (autocommit: every transaction is an explicit
   ``BEGIN ... COMMIT``), its ``search_path`` set to the store's schema (``crewgraph``, or the
   URL's ``?schema=NAME``), the schema and every store table created idempotently the first
-  time this process opens that schema (under an advisory lock, since two processes running
-  ``CREATE TABLE IF NOT EXISTS`` at once can still collide in PostgreSQL's catalog).
+  time this process opens that schema, and only when the schema has no version row yet (under
+  advisory locks: two processes running ``CREATE TABLE IF NOT EXISTS`` at once can still collide
+  in PostgreSQL's catalog, and DDL beside a running save can deadlock with it).
 - :class:`PGConnection`: the SQLite stores' SQL runs unchanged (``?`` placeholders and the
   few SQLite-only phrases are rewritten once per statement), so the stores' logic is shared,
   not copied.
@@ -215,21 +216,35 @@ def connect(url: str, noun: str) -> Any:
     return conn
 
 
+def _version(conn: Any, schema: str) -> int | None:
+    """The schema's recorded version (None: not created yet, or created only in part)."""
+    if conn.execute("SELECT to_regclass(%s)", (f'"{schema}".crewgraph_schema',)).fetchone()[0] is None:
+        return None
+    row = conn.execute(f'SELECT max(version) FROM "{schema}".crewgraph_schema').fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
 def _prepare(conn: Any, schema: str) -> None:
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", lock_key(schema, "setup"))
-        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
-        conn.execute(f'SET LOCAL search_path TO "{schema}"')
-        for statement in _TABLES.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        row = conn.execute("SELECT max(version) FROM crewgraph_schema").fetchone()
-        version = row[0] if row else None
-        if version is None:
-            conn.execute("INSERT INTO crewgraph_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
-        elif int(version) > SCHEMA_VERSION:
-            raise CheckpointError(f"store schema {schema!r} is at version {version}, newer than this crewgraph "
-                                  f"understands ({SCHEMA_VERSION}); upgrade crewgraph to use it")
+    """Create the schema and tables unless they exist. The DDL runs only for a new schema, under
+    both the setup lock and the write lock: ``CREATE INDEX IF NOT EXISTS`` locks its table even
+    when the index exists, so DDL beside a running save could deadlock with it."""
+    version = _version(conn, schema)
+    if version is None:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", lock_key(schema, "setup"))
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", lock_key(schema, "write"))
+            version = _version(conn, schema)  # another process may have created it meanwhile
+            if version is None:
+                conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                conn.execute(f'SET LOCAL search_path TO "{schema}"')
+                for statement in _TABLES.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO crewgraph_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+                version = SCHEMA_VERSION
+    if version > SCHEMA_VERSION:
+        raise CheckpointError(f"store schema {schema!r} is at version {version}, newer than this crewgraph "
+                              f"understands ({SCHEMA_VERSION}); upgrade crewgraph to use it")
 
 
 # ---------------------------------------------------------------------- SQL

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from crewgraph.checkpoint.config import CheckpointConfig
 from crewgraph.checkpoint.info import CheckpointInfo
-from crewgraph.checkpoint.lease import LeaseKeeper, acquire_lease, held_lease, holding
+from crewgraph.checkpoint.lease import Fences, LeaseKeeper, acquire_lease, held_lease, holding
 from crewgraph.checkpoint.location import Location, is_store_url
 from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
 from crewgraph.errors import CheckpointError
@@ -43,6 +43,7 @@ __all__ = [
     "ResolvedCheckpoint",
     "check_owner",
     "coerce_config",
+    "fenced_run",
     "fork_run",
     "hold_run",
     "keyed_request",
@@ -105,6 +106,50 @@ def hold_run(store: Any, run_id: str, config: CheckpointConfig | None, *, what: 
         return
     with holding(keeper):
         yield keeper
+
+
+@contextmanager
+def fenced_run(checkpoint: ResolvedCheckpoint, run_id: str) -> Iterator[None]:
+    """Inside the block every write of ``checkpoint.store`` for ``run_id`` is fenced by the run's
+    lease (see :mod:`crewgraph.checkpoint.lease`): a process that lost it cannot save over the
+    new holder's work. A store without :class:`Fences` is wrapped so that each write first
+    checks the lease through its backend."""
+    store, keeper = checkpoint.store, checkpoint.lease
+    if store is None or keeper is None:
+        yield
+        return
+    if isinstance(store, Fences):
+        with store.fence(run_id, keeper):
+            yield
+        return
+    checkpoint.store = _VerifyingStore(store, keeper)
+    try:
+        yield
+    finally:
+        checkpoint.store = store
+
+
+class _VerifyingStore:
+    """A checkpoint store whose writes cannot check the lease in their own transaction: each one
+    is preceded by the lease's compare-and-set through its backend."""
+
+    _WRITES = frozenset({"start_run", "save_node", "save_failure", "finish_run", "update_meta"})
+
+    def __init__(self, store: Any, keeper: LeaseKeeper) -> None:
+        self._store = store
+        self._keeper = keeper
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._store, name)
+        if name not in self._WRITES:
+            return found
+        keeper = self._keeper
+
+        def fenced(*args: Any, **kwargs: Any) -> Any:
+            keeper.verify()
+            return found(*args, **kwargs)
+
+        return fenced
 
 
 def keyed_request(from_checkpoint: Any, run_key: str | None, own: Any) -> Any:

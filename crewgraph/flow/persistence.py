@@ -166,6 +166,7 @@ class SQLiteFlowPersistence(FlowPersistence):
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _ready: set[Path] = PrivateAttr(default_factory=set)
+    _fences: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def __init__(self, db_path: str | Path | None = None, **data: Any) -> None:
         from crewgraph.checkpoint.location import display, is_store_url
@@ -208,6 +209,35 @@ class SQLiteFlowPersistence(FlowPersistence):
         from crewgraph.checkpoint._sqlite_leases import SQLiteLeases
 
         return SQLiteLeases(self._ensure())
+
+    @contextmanager
+    def fence(self, key: str, keeper: Any) -> Iterator[None]:
+        """Inside the block, writes for ``key`` (a run id or a state id) check in their own
+        transaction that ``keeper``'s lease is still held (:mod:`crewgraph.checkpoint.lease`,
+        fencing): a process that lost it cannot save over the new holder's work."""
+        if keeper is None:
+            yield
+            return
+        previous = self._fences.get(key)
+        self._fences[key] = keeper
+        try:
+            yield
+        finally:
+            if previous is None:
+                self._fences.pop(key, None)
+            else:
+                self._fences[key] = previous
+
+    def _fenced(self, conn: Any, path: Path, key: str) -> None:
+        """Open the write transaction and refuse it (LeaseLostError) when ``key``'s lease was lost."""
+        keeper = self._fences.get(key)
+        if keeper is None:
+            return
+        from crewgraph.checkpoint._sqlite_leases import check_fence
+
+        if not conn.in_transaction:
+            conn.execute("BEGIN IMMEDIATE")  # the check and the write in one transaction
+        check_fence(conn, keeper, path)
 
     def init_db(self) -> None:
         path = self.db_path
@@ -259,6 +289,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         text = json.dumps(data, default=str)
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
+            self._fenced(conn, path, flow_uuid)
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, method_name, datetime.now(UTC).isoformat(), text),
@@ -290,6 +321,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         now = datetime.now(UTC).isoformat()
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
+            self._fenced(conn, path, flow_uuid)
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, context.method_name, now, state_text),
@@ -327,6 +359,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         text = json.dumps({**record, "run_id": run_id, "flow_uuid": flow_uuid}, default=str)
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
+            self._fenced(conn, path, run_id)
             conn.execute(
                 "INSERT OR REPLACE INTO flow_runs (run_id, flow_uuid, updated, record_json) VALUES (?, ?, ?, ?)",
                 (run_id, flow_uuid, datetime.now(UTC).isoformat(), text),
@@ -354,6 +387,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         text = json.dumps(data, default=str)
         path = self._ensure()
         with self._lock, self._connect(path) as conn:  # one transaction: state and step together
+            self._fenced(conn, path, run_id)
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, method, datetime.now(UTC).isoformat(), text),

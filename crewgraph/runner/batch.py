@@ -34,6 +34,7 @@ from crewgraph.checkpoint.batch_store import (
     RunTransfer,
     input_fingerprint,
     inputs_digest,
+    item_key,
 )
 from crewgraph.checkpoint.config import CheckpointConfig, default_checkpoint_path
 from crewgraph.checkpoint.location import Location, env_store_url, location_of, open_batch_store
@@ -278,7 +279,7 @@ async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: i
     from crewgraph.checkpoint.lease import RunLeasedError, aacquire_lease
 
     config = plan.config or CheckpointConfig()
-    resource = f"batch:{plan.batch_id}:{index}"
+    resource = item_key(plan.batch_id, index)
     try:
         keeper = await aacquire_lease(plan.leases, resource, ttl=config.lease_seconds,
                                       wait=config.lease_wait if wait else 0.0,
@@ -292,7 +293,9 @@ async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: i
     try:
         if plan.store.item_status(plan.batch_id, index) == "completed":
             return await _restore(crew, plan, index)  # another process finished it meanwhile
-        return await _run_leased(crew, plan, runner, index)
+        # fenced: a process that lost this input's lease records neither its output nor a failure
+        with plan.store.fence(resource, keeper):
+            return await _run_leased(crew, plan, runner, index)
     finally:
         keeper.release()
 

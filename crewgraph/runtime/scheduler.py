@@ -257,10 +257,10 @@ class Scheduler:
                 raise self._error
         except asyncio.CancelledError:
             await self._cancel_all()
-            self._finish_checkpoint("cancelled", "cancelled")
+            self._finish_failed_checkpoint("cancelled", "cancelled")
             raise
         except BaseException as exc:
-            self._finish_checkpoint("failed", str(exc))
+            self._finish_failed_checkpoint("failed", str(exc))
             if isinstance(exc, CrewGraphError):
                 exc.run_id = self.run_id  # type: ignore[attr-defined]
                 exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
@@ -347,6 +347,18 @@ class Scheduler:
     def _finish_checkpoint(self, status: str, error: str | None) -> None:
         if self.checkpointer is not None:
             self.checkpointer.finish_run(self.run_id, status=status, error=error)
+
+    def _finish_failed_checkpoint(self, status: str, error: str | None) -> None:
+        """The end of a failed or cancelled run in the store; when this process lost the run's
+        lease (a fenced write refused) nothing is written: the new holder owns the record."""
+        if self.checkpointer is None:
+            return
+        from crewgraph.checkpoint.lease import LeaseLostError
+
+        try:
+            self._finish_checkpoint(status, error)
+        except LeaseLostError:
+            return
 
     async def _cancel_all(self) -> None:
         for t in self._tasks:

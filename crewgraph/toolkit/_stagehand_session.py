@@ -1,4 +1,8 @@
-"""One StagehandTool's browser session: Stagehand's SDK on a local Chromium, on a loop of its own.
+"""One StagehandTool's browser session: Stagehand's SDK on a Chromium, on a loop of its own.
+
+The Chromium is local (``local_browser.launch``) or a Browserbase session
+(``browserbase.launch``: Stagehand's extension uploaded, a session created, its
+``connectUrl`` driven over CDP, the session released on close).
 
 Why a thread: Stagehand's objects (the CDP connection to Chromium, the RPC
 client to the Stagehand runtime that runs inside Chromium as an extension) are
@@ -111,8 +115,9 @@ class StagehandSession:
     """A local headless Chromium with Stagehand attached, driven from a loop thread of its own."""
 
     def __init__(self, llm: Any, *, headless: bool, executable_path: str | None, dom_settle_timeout_ms: int,
-                 self_heal: bool, verbose: int) -> None:
+                 self_heal: bool, verbose: int, browserbase: tuple[str, str, str] | None = None) -> None:
         self._llm = llm
+        self._browserbase = browserbase  # (API key, Browserbase API URL, Stagehand API URL), or local
         self._headless, self._executable_path = headless, executable_path
         self._settle_ms, self._self_heal = dom_settle_timeout_ms, self_heal
         self._log_level: Any = {0: "off", 1: "error", 2: "info"}.get(verbose, "debug")
@@ -145,7 +150,7 @@ class StagehandSession:
         return page
 
     async def _start(self) -> None:
-        from stagehand import Stagehand, local_browser
+        from stagehand import Stagehand, browserbase, local_browser
 
         llm = self._llm
 
@@ -158,15 +163,25 @@ class StagehandSession:
         # the openai SDK's first import takes seconds: do it while Chromium starts
         warm = asyncio.ensure_future(preload("openai")) if isinstance(llm, LLM) else None
         try:
-            self._browser = await local_browser.launch(headless=self._headless,
-                                                      executable_path=self._executable_path)
+            if self._browserbase is None:
+                self._browser = await local_browser.launch(headless=self._headless,
+                                                          executable_path=self._executable_path)
+            else:
+                self._browser = await browserbase.launch(api_key=self._browserbase[0],
+                                                         base_url=self._browserbase[1])
         finally:
             if warm is not None:
                 await warm
         try:
-            self.stagehand = await Stagehand.create(
-                browser=self._browser, model=model, dom_settle_timeout_ms=self._settle_ms,
-                self_heal=self._self_heal, logging={"level": self._log_level})
+            if self._browserbase is None:
+                self.stagehand = await Stagehand.create(
+                    browser=self._browser, model=model, dom_settle_timeout_ms=self._settle_ms,
+                    self_heal=self._self_heal, logging={"level": self._log_level})
+            else:  # Stagehand's hosted action cache is off: CrewAI's tool never used it
+                self.stagehand = await Stagehand.create(
+                    browser=self._browser, model=model, dom_settle_timeout_ms=self._settle_ms,
+                    self_heal=self._self_heal, logging={"level": self._log_level},
+                    api_url=self._browserbase[2], cache=False)
         except BaseException:
             browser, self._browser = self._browser, None
             await browser.close()

@@ -7,15 +7,17 @@ for, as data) or ``observe`` (the elements that match, with the action that
 fits each). The page persists between calls, so an agent can navigate, then
 act, then extract.
 
-crewgraph runs Stagehand's local mode: a local headless Chromium
-(``local_browser.launch``; the system's ``chromium`` unless ``executable_path``
-says otherwise) with the Stagehand runtime attached, and the runtime's model
-requests answered by a crewgraph ``LLM`` (``llm=``, else ``model_name`` with
-``model_api_key`` or the provider's variable, as CrewAI picks it), so any
-OpenAI-compatible server works, a local one included. CrewAI's tool only
-runs on a Browserbase session through Stagehand's hosted API; crewgraph does
-not wrap Browserbase sessions, so ``api_key``/``project_id``/``session_id``
-(and a non-default ``server_url``) are rejected by name (docs/porting.md).
+The browser is a Browserbase session when there is a Browserbase key
+(``api_key``, else ``BROWSERBASE_API_KEY``), as in CrewAI: Stagehand's SDK
+uploads its extension, creates the session (``BROWSERBASE_BASE_URL`` or
+``base_url`` overrides Browserbase's address; ``server_url`` is Stagehand's API)
+and releases it on ``close()``. Without a key it is Stagehand's local mode: a
+local Chromium (the system's ``chromium`` unless ``executable_path`` says
+otherwise). Either way the Stagehand runtime's model requests are answered by a
+crewgraph ``LLM`` (``llm=``, else ``model_name`` with ``model_api_key`` or the
+provider's variable, as CrewAI picks it), so any OpenAI-compatible server
+works, a local one included. Attaching to an existing session
+(``session_id``) is not supported.
 The ``stagehand`` extra installs the SDK.
 """
 
@@ -27,7 +29,7 @@ import re
 import weakref
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from crewgraph._internal.extras import import_extra
 from crewgraph.toolkit._web import check_url
@@ -41,8 +43,7 @@ _DEFAULT_MODEL = "anthropic.claude-3-7-sonnet-20240607"
 _DEFAULT_SERVER = "https://api.stagehand.browserbase.com/v1"
 _MODEL_KEYS = (("gpt", "OPENAI_API_KEY"), ("claude", "ANTHROPIC_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY"),
                ("gemini", "GOOGLE_API_KEY"))
-_BROWSERBASE_ONLY = "crewgraph's StagehandTool drives a local Chromium (Stagehand's local mode) and has no " \
-    "client of Browserbase sessions; leave it unset (see docs/porting.md)"
+_DEFAULT_BROWSERBASE = "https://api.browserbase.com"
 
 
 class StagehandResult(BaseModel):
@@ -82,25 +83,31 @@ class StagehandTool(BaseTool):
     args_schema: type[BaseModel] = StagehandToolSchema
     package_dependencies: list[str] = Field(default_factory=lambda: ["stagehand>=4.3,<5"])
     env_vars: list[EnvVar] = Field(default_factory=lambda: [
-        EnvVar(name=name, description=f"Model key when model_name names a {family} model", required=False)
-        for family, name in _MODEL_KEYS if family != "anthropic"])
+        EnvVar(name="BROWSERBASE_API_KEY", description="Browserbase key: run on a Browserbase session", required=False),
+        EnvVar(name="BROWSERBASE_PROJECT_ID", description="Browserbase project (sessions go to the key's)",
+               required=False),
+        EnvVar(name="BROWSERBASE_BASE_URL", description="Browserbase API address", required=False),
+        *(EnvVar(name=name, description=f"Model key when model_name names a {family} model", required=False)
+          for family, name in _MODEL_KEYS if family != "anthropic")])
 
     api_key: str | None = Field(default=None, repr=False, exclude=True,
-                                description="Browserbase API key (not supported: local Chromium only)")
-    project_id: str | None = Field(default=None, description="Browserbase project (not supported)")
+                                description="Browserbase API key (else BROWSERBASE_API_KEY); none: a local Chromium")
+    project_id: str | None = Field(default=None, description="Browserbase project (else BROWSERBASE_PROJECT_ID)")
+    base_url: str | None = Field(default=None, description="Browserbase's API address (else BROWSERBASE_BASE_URL)")
     session_id: str | None = Field(default=None, description="An existing Browserbase session (not supported)")
     model_api_key: str | None = Field(default=None, repr=False, exclude=True,
                                       description="Key for model_name's provider (else its environment variable)")
     model_name: str | None = Field(default=_DEFAULT_MODEL, description="The model Stagehand's runtime asks")
     llm: Any = Field(default=None, description="A crewgraph LLM (or model name) that answers the runtime "
                      "instead of model_name: point one at any OpenAI-compatible server")
-    server_url: str | None = Field(default=_DEFAULT_SERVER, description="Stagehand's hosted API (not used)")
+    server_url: str | None = Field(default=_DEFAULT_SERVER, description="Stagehand's API on Browserbase")
     headless: bool | None = Field(default=None, description="Run Chromium without a window (default: "
                                   "headless unless a display is available)")
     executable_path: str | None = Field(default=None, description="The Chromium to launch (else the system's)")
     dom_settle_timeout_ms: int = Field(default=3000, ge=0, description="Wait for the DOM to settle, in ms")
     self_heal: bool = Field(default=True, description="Let Stagehand re-find an element that moved")
-    wait_for_captcha_solves: bool = Field(default=True, description="Browserbase's CAPTCHA wait (no local effect)")
+    wait_for_captcha_solves: bool = Field(default=True, description="CrewAI's Stagehand 0.5 CAPTCHA wait "
+                                          "(Browserbase solves CAPTCHAs on its sessions; not used)")
     verbose: int = Field(default=1, ge=0, description="Stagehand's log level: 0 off, 1 errors, 2 info, 3 debug")
     max_retries_on_token_limit: int = Field(default=3, ge=0, description="CrewAI's retry count (unused by "
                                             "CrewAI's tool too)")
@@ -110,23 +117,22 @@ class StagehandTool(BaseTool):
 
     _session: Any = PrivateAttr(default=None)
 
-    _UNSUPPORTED: ClassVar[tuple[str, ...]] = ("api_key", "project_id", "session_id")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_browserbase(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for name in cls._UNSUPPORTED:
-                if data.get(name):
-                    raise ValueError(f"StagehandTool({name}=...) is not supported: {_BROWSERBASE_ONLY}")
-            if data.get("server_url") not in (None, _DEFAULT_SERVER):
-                raise ValueError(f"StagehandTool(server_url=...) is not supported: {_BROWSERBASE_ONLY}")
-        return data
+    def model_post_init(self, __context: Any) -> None:
+        super().model_post_init(__context)
+        if self.session_id:
+            raise ValueError("StagehandTool(session_id=...) is not supported: crewgraph creates a Browserbase "
+                             "session per tool and does not attach to an existing one (see docs/porting.md)")
+        self.api_key = self.api_key or os.environ.get("BROWSERBASE_API_KEY") or None
+        self.project_id = self.project_id or os.environ.get("BROWSERBASE_PROJECT_ID") or None
+        if self.api_key is None and self.server_url not in (None, _DEFAULT_SERVER):
+            raise ValueError("StagehandTool(server_url=...) needs a Browserbase key (api_key or BROWSERBASE_API_KEY): "
+                             "without one the tool drives a local Chromium and calls no Stagehand API")
 
     @classmethod
     def env_var_names(cls) -> tuple[str, ...]:
-        """The model keys read (CrewAI's Browserbase variables are not: no Browserbase sessions here)."""
-        return tuple(dict.fromkeys(name for _, name in _MODEL_KEYS))
+        """Browserbase's variables, then the model keys."""
+        return ("BROWSERBASE_API_KEY", "BROWSERBASE_PROJECT_ID", "BROWSERBASE_BASE_URL",
+                *dict.fromkeys(name for _, name in _MODEL_KEYS))
 
     requires_extras: ClassVar[tuple[tuple[str, str], ...]] = (("stagehand", "stagehand"),)
 
@@ -173,15 +179,20 @@ class StagehandTool(BaseTool):
 
         headless = self.headless if self.headless is not None else not (
             os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+        hosted = None
+        if self.api_key:
+            base = self.base_url or os.environ.get("BROWSERBASE_BASE_URL") or _DEFAULT_BROWSERBASE
+            stagehand_api = (self.server_url or _DEFAULT_SERVER).rstrip("/").removesuffix("/v1")
+            hosted = (self.api_key, base.rstrip("/"), stagehand_api)
         session = StagehandSession(llm, headless=headless, executable_path=self.executable_path,
                                    dom_settle_timeout_ms=self.dom_settle_timeout_ms, self_heal=self.self_heal,
-                                   verbose=self.verbose)
+                                   verbose=self.verbose, browserbase=hosted)
         weakref.finalize(self, session.close)
         self._session = session
         return session
 
     def close(self) -> None:
-        """Close the browser (a later call starts a new one on a blank page)."""
+        """Close the browser, releasing a Browserbase session (a later call starts a new one)."""
         session, self._session = self._session, None
         if session is not None:
             session.close()

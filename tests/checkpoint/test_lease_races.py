@@ -57,10 +57,13 @@ class Racer:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.answer: dict[str, Any] | None = None
 
-    def send(self, command: str, *args: str, wait: float = 0.0) -> None:
+    def send(self, command: str, *args: str, wait: float = 0.0, latency: float | None = None) -> None:
         assert self.proc.stdin is not None
         self.answer = None
-        self.proc.stdin.write(json.dumps({"command": command, "args": list(args), "wait": wait}) + "\n")
+        request: dict[str, Any] = {"command": command, "args": list(args), "wait": wait}
+        if latency is not None:
+            request["latency"] = latency
+        self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
 
     def receive(self, timeout: float = 60.0) -> dict[str, Any]:
@@ -100,7 +103,19 @@ def server(env: dict[str, str]) -> Calls:
 
 
 @pytest.fixture(scope="module")
-def racers(env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
+def stalled(env: dict[str, str]) -> Iterator[Racer]:
+    """The holder the fencing test stalls: a short lease, a quick model; started (and warming up,
+    with no model call) while the other racers warm up."""
+    racer = Racer({**env, "CREWGRAPH_LEASE_SECONDS": "0.6", "LEASE_LATENCY": "0.1"})
+    racer.send("warm")
+    try:
+        yield racer
+    finally:
+        racer.close()
+
+
+@pytest.fixture(scope="module")
+def racers(env: dict[str, str], stalled: Racer) -> Iterator[tuple[Racer, Racer]]:
     yield from _racers(env)
 
 
@@ -305,3 +320,68 @@ def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
     assert len(Path(env["LEASE_TOOL_LOG"]).read_text().splitlines()) == 1
     if how == "SIGSTOP":
         assert took >= 1.0  # it waited for the stalled holder's lease to expire
+
+
+FENCE_TRIALS = 8  # a fence that failed 1 in 5 would pass all of them with probability < 0.17
+
+
+def test_a_stalled_holder_resumed_after_a_takeover_is_fenced_off_and_writes_nothing(
+        server: Calls, racers: tuple[Racer, Racer], stalled: Racer, env: dict[str, str]) -> None:
+    """SIGSTOP the holder mid-node past its (short) lease, let another process take the run over
+    and finish it, then SIGCONT the holder: its next checkpoint write is refused (fencing), it
+    reports that it lost the lease, and each node's result is recorded exactly once."""
+    assert stalled.receive() == {"ok": "warm"}
+    taker = racers[0]
+    started = time.monotonic()
+    for _trial in range(FENCE_TRIALS):
+        assert time.monotonic() - started < 120, "fencing trials took too long"
+        with SQLiteCheckpointStore(env["LEASE_DB"]) as store:
+            for run in store.list_runs(name="research", limit=None):
+                store.delete_run(run.run_id)
+        mark = server.mark()
+        stalled.send("crew")
+        pid = stalled.proc.pid
+        deadline = time.monotonic() + 30
+        while f"{pid} Outline" not in server.lines()[mark:] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        stop_outside_a_write(pid, env["LEASE_DB"])  # mid-"Outline": its model call is in flight
+        try:
+            taker.send("crew", wait=20.0, latency=0.05)
+            took_over = taker.receive()
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        late = stalled.receive()
+        assert took_over["ok"]["raw"] == "done: Summarise", took_over
+        assert late.get("error") == "lease_lost", late  # it woke, found the lease gone, and stopped
+        assert "lost its lease" in late["message"] and "stalled" in late["message"]
+        run_id = took_over["ok"]["run_id"]
+        by_pid = [line.split(" ", 1) for line in server.lines()[mark:]]
+        assert [t for p, t in by_pid if p == str(pid)] == ["Gather facts", "Gather facts", "Outline"]
+        assert [t for p, t in by_pid if p != str(pid)] == ["Outline", "Summarise"]
+        with SQLiteCheckpointStore(env["LEASE_DB"]) as store:
+            saved = [n.node_id for n in store.nodes(run_id, latest_only=False)]
+            info = store.get_run(run_id)
+        assert len(saved) == len(set(saved)), f"a node result was recorded twice: {saved}"
+        assert info.status == "completed"  # the taker's end of the run, not the late holder's
+
+
+def stop_outside_a_write(pid: int, db: str, tries: int = 50) -> None:
+    """SIGSTOP ``pid`` at an instant it holds no SQLite write lock on ``db``: a process stopped
+    inside a write transaction (a lease renewal, a save) keeps the file's write lock, and no other
+    process can write it, take the lease over included, until it continues (documented)."""
+    import sqlite3
+
+    for _ in range(tries):
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            conn = sqlite3.connect(db, timeout=0.05, isolation_level=None)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("ROLLBACK")
+                return
+            finally:
+                conn.close()
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.01)
+    raise AssertionError(f"process {pid} kept the write lock of {db} in {tries} tries")

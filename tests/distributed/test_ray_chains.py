@@ -188,3 +188,28 @@ def test_a_step_timing_out_inside_a_chain_cancels_the_chain_and_is_retried(ray_c
     assert result.outputs["c"] == f">a@1:True>b@{attempts}:True>c@1:True"  # every step ran on a worker
     # the chain a-b-c, then one chain (b-c) per retry of b: the timed-out chain was cancelled
     assert executor.dispatches == attempts
+
+
+def test_a_hierarchical_managers_delegations_run_inside_its_tasks_chain(ray_cluster: Any) -> None:
+    from crewgraph.distributed import RayExecutor
+
+    def crew() -> Crew:
+        manager = FakeLLM([
+            FakeToolCall("Delegate_work_to_coworker",
+                         {"task": "Find owl facts", "context": "blog", "coworker": "Researcher"}),
+            "notes: owl facts",
+            "the post",
+        ])
+        researcher = Agent(role="Researcher", goal="Find facts", backstory="b", llm=FakeLLM(["owl facts"]))
+        tasks = [Task(name="research", description="Research owls", expected_output="notes"),
+                 Task(name="write", description="Write a post", expected_output="post")]
+        return Crew(agents=[researcher], tasks=tasks, process=Process.hierarchical, manager_llm=manager)
+
+    local = _kickoff(crew())
+    executor = RayExecutor()
+    remote = _kickoff(crew(), executor)
+    assert remote[0].raw == local[0].raw == "the post"
+    assert remote[1] == local[1]
+    assert _shape(remote[0]) == _shape(local[0])
+    assert remote[0].graph.record("t1_research.manager.it1.0.delegate.researcher").status == "completed"
+    assert executor.dispatches == 2  # the manager, its delegated step, the manager resumed: one Ray task

@@ -33,9 +33,6 @@ UNREAD_VARS: dict[tuple[str, str], str] = {
     ("BrowserbaseLoadTool", "BROWSERBASE_PROJECT_ID"): "Browserbase's Fetch API needs only the key",
     ("MongoDBVectorSearchTool", "BROWSERBASE_API_KEY"): "CrewAI declares Browserbase's variables for MongoDB (a slip)",
     ("MongoDBVectorSearchTool", "BROWSERBASE_PROJECT_ID"): "CrewAI declares Browserbase's variables for MongoDB",
-    ("StagehandTool", "BROWSERBASE_API_KEY"): "crewgraph runs Stagehand's local mode (a local Chromium), not a "
-    "Browserbase session",
-    ("StagehandTool", "BROWSERBASE_PROJECT_ID"): "crewgraph runs Stagehand's local mode, not a Browserbase session",
 }
 """Variables CrewAI declares that crewgraph's tool deliberately does not read, and why."""
 

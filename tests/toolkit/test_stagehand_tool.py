@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _fake_browserbase import API_KEY, FakeBrowserbase
 
 from crewgraph.llm import LLM
 from crewgraph.testing import FakeHTTPService
@@ -66,9 +67,9 @@ def _model(body: dict[str, Any]) -> str:
                       "arguments": []}
         return json.dumps({"action": action, "twoStep": False})
     if name == "Extraction":
-        greeting = re.search(r"StaticText: (Hello, \w+|Nobody greeted yet)", tree)
+        greeting = re.search(r"StaticText: (Hello,[ \w]*|Nobody greeted yet)", tree)
         assert greeting, tree
-        return json.dumps({"extraction": greeting.group(1)})
+        return json.dumps({"extraction": greeting.group(1).strip()})
     if name == "Metadata":
         return json.dumps({"progress": "read the greeting", "completed": True})
     raise AssertionError(f"unexpected request {name}")
@@ -119,15 +120,42 @@ def test_navigate_observe_act_and_extract_on_a_live_page(site: FakeHTTPService, 
     assert all(r["model"] == "local-model" for r in model.chat_requests)
 
 
-def test_browserbase_options_are_refused_by_name() -> None:
-    for option in ("api_key", "project_id", "session_id"):
-        with pytest.raises(ValueError, match=rf"StagehandTool\({option}=\.\.\.\) is not supported: .*local Chromium"):
-            StagehandTool(**{option: "x"})
-    with pytest.raises(ValueError, match="server_url"):
+@browser
+@pytest.mark.timeout(120)
+def test_with_a_browserbase_key_it_runs_on_a_browserbase_session(site: FakeHTTPService, model: OpenAICompatServer,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeBrowserbase() as bb:
+        monkeypatch.setenv("BROWSERBASE_API_KEY", API_KEY)
+        monkeypatch.setenv("BROWSERBASE_BASE_URL", bb.url)
+        llm = LLM(model="local-model", base_url=model.base_url, api_key="unused")
+        with StagehandTool(llm=llm, project_id="proj", dom_settle_timeout_ms=500, verbose=0) as tool:
+            assert tool.api_key == API_KEY
+            acted = tool.run(instruction="click the Greet button", url=site.url + "/")
+            assert acted == "Action result: Action [click] performed successfully on selector: " \
+                "xpath=/html[1]/body[1]/button[1]", acted
+            seen = tool.run(instruction="the greeting", command_type="extract")
+            assert json.loads(seen.removeprefix("Extracted data: ")) == {"extraction": "Hello,"}  # nobody typed a name
+            (session,) = bb.sessions.values()
+            assert session.poll() is None
+        calls = [(r.method, r.path) for r in bb.service.requests]
+        assert calls == [("POST", "/v1/extensions"), ("POST", "/v1/sessions"), ("POST", "/v1/sessions/sess1"),
+                         ("DELETE", "/v1/extensions/ext1")], calls
+        assert bb.service.requests[2].json == {"status": "REQUEST_RELEASE"}
+        assert session.wait(timeout=10) is not None  # the released session's browser is gone
+
+
+def test_attaching_to_a_session_and_a_stagehand_url_without_a_key_are_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BROWSERBASE_API_KEY", raising=False)
+    with pytest.raises(ValueError, match=r"StagehandTool\(session_id=\.\.\.\) is not supported"):
+        StagehandTool(session_id="sess1", api_key="k")
+    with pytest.raises(ValueError, match=r"server_url.*needs a Browserbase key"):
         StagehandTool(server_url="http://127.0.0.1:1/v1")
+    assert StagehandTool(api_key="k", server_url="http://127.0.0.1:1/v1").api_key == "k"
 
 
-def test_a_copied_tool_shares_its_browser_session_and_close_ends_it() -> None:
+def test_a_copied_tool_shares_its_browser_session_and_close_ends_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BROWSERBASE_API_KEY", raising=False)
     tool = StagehandTool(llm=LLM(model="local-model", base_url="http://127.0.0.1:9/v1", api_key="unused"))
     session = tool._open()  # the loop thread only: Chromium starts on the first call
     twin = copy.deepcopy(tool)
@@ -137,6 +165,7 @@ def test_a_copied_tool_shares_its_browser_session_and_close_ends_it() -> None:
 
 
 def test_without_a_model_key_the_call_says_which_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BROWSERBASE_API_KEY", raising=False)
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     tool = StagehandTool(model_name="gpt-4o")
