@@ -216,7 +216,7 @@ async def _run_fenced(
     def finish(node: Node, task: Any, output: TaskOutput) -> Any:
         from crewgraph.runner.task_stats import record_task_stats
 
-        record_task_stats(task, output, plans_by_final.get(node.id), scheduler.records)
+        record_task_stats(task, output, plans_by_final.get(node.id), scheduler.records, scheduler._spawned_by)
         task_done(crew, task, output, inputs, run_id)
         if writer is not None:
             writer.write_checkpoint("task_completed", output.name or task.display_name())
