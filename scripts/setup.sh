@@ -53,7 +53,7 @@ if [ "$profile" = dev ] && ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/
   if can_apt; then
     step "installing PostgreSQL with apt-get" apt_install postgresql
   else
-    echo "!! PostgreSQL is missing: install it (apt-get install postgresql) to run the PGSearchTool tests" >&2
+    echo "!! PostgreSQL is missing: install it (apt-get install postgresql) to run the PGSearchTool tests and the PostgreSQL store tests" >&2
   fi
 fi
 

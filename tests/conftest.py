@@ -17,16 +17,23 @@
   conftests (the Ray cluster, the MiniLM embedder) joins that fixture's group: one worker runs
   them all, so the server, cluster, scaffolded project or recorded run is made once instead of
   once per worker. Ungrouped tests are handed out one at a time, as with ``--dist load``.
+* PostgreSQL: one real server per test session (Debian's package, a temporary data dir,
+  127.0.0.1 on a free port; see ``_db_servers.py``), started on first use of
+  ``postgres_server``; each module takes a database (``_db_servers.fresh_database``) or a
+  schema (``postgres_store_url``) of its own, so one server serves them all.
 """
 
 from __future__ import annotations
 
 import compileall
 import os
+import secrets
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _db_servers import serve_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.dont_write_bytecode = False  # pytest's assertion-rewrite cache for the test modules (above)
@@ -101,3 +108,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(group))
         if grouping:
             _name_group(item, group)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """``postgresql://crew@127.0.0.1:PORT/postgres`` of the session's server (skipped, saying why,
+    when PostgreSQL or psycopg is not installed)."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'crewgraph[postgres]')")
+    yield from serve_postgres()
+
+
+@pytest.fixture
+def postgres_store_url(postgres_server: str) -> str:
+    """A store URL with a schema of its own for this test (``?schema=t_RANDOM``)."""
+    return f"{postgres_server}?schema=t_{secrets.token_hex(6)}"

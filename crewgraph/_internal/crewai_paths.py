@@ -223,7 +223,46 @@ PATHS: dict[str, dict[str, str]] = {
     },
 }
 
-ABSENT: dict[str, dict[str, str]] = {}
+_PLATFORM = ("its only endpoint is CrewAI AMP (crewai.com), and crewgraph runs crews locally with no client of "
+             "that service: use the crew itself (Crew.kickoff), a crewgraph.tools.BaseTool or @tool that calls "
+             "your own service, or MCPServerAdapter for a hosted tool server")
+_NO_SERVER = ("its only protocol is {what}; no {server} runs on crewgraph's test machines ({why}), so a client "
+              "could not be tested against the real thing or an honest stand-in. {instead}")
+_COUCHBASE = _NO_SERVER.format(
+    what="the couchbase SDK's Cluster (its C++ core bootstraps over Couchbase's extended memcached binary "
+         "protocol: HELLO, SASL SCRAM, error map, cluster map; then bucket and index management over the "
+         "cluster's REST API and the query over the Search service)",
+    server="Couchbase Server", why="it is in neither Debian nor PyPI, and a fake of all three protocols that "
+    "the SDK's core accepts would be a copy of Couchbase, not a stand-in",
+    instead="Use QdrantVectorSearchTool or MongoDBVectorSearchTool, or wrap your own couchbase client's "
+            "scope.search(...) in a crewgraph.tools.BaseTool.")
+_DB2 = _NO_SERVER.format(
+    what="IBM Db2's DRDA wire protocol through ibm_db and IBM's CLI driver", server="Db2 server",
+    why="Db2 is in neither Debian nor PyPI",
+    instead="Use NL2SQLTool with a SQLAlchemy Db2 URL (ibm_db_sa), or wrap ibm_db's VECTOR_DISTANCE query "
+            "in a crewgraph.tools.BaseTool.")
+_ORACLE = _NO_SERVER.format(
+    what="Oracle Net (TNS) through python-oracledb, against the VECTOR type of Oracle Database 23ai",
+    server="Oracle Database", why="Oracle Database is in neither Debian nor PyPI",
+    instead="Use NL2SQLTool with an oracle+oracledb:// SQLAlchemy URL, or wrap your oracledb VECTOR_DISTANCE "
+            "query in a crewgraph.tools.BaseTool.")
+
+ABSENT: dict[str, dict[str, str]] = {
+    "crewgraph.toolkit": {
+        "CrewaiPlatformTools": "it loads the actions of a CrewAI AMP (crewai.com) account; " + _PLATFORM,
+        "EnterpriseActionTool": "it runs an action of a CrewAI AMP (crewai.com) account; " + _PLATFORM,
+        "GenerateCrewaiAutomationTool": "it asks CrewAI AMP (crewai.com) to generate a hosted automation; "
+                                        + _PLATFORM,
+        "InvokeCrewAIAutomationTool": "it starts a crew deployed on CrewAI AMP (crewai.com); " + _PLATFORM,
+        "CouchbaseFTSVectorSearchTool": _COUCHBASE,
+        "DB2VectorSearchTool": _DB2,
+        "DB2ToolSchema": _DB2,
+        "OracleVectorSearchTool": _ORACLE,
+        "OracleToolSchema": _ORACLE,
+        "OracleVectorSearchConfig": _ORACLE,
+        "OracleVectorSearchQueryConfig": _ORACLE,
+    },
+}
 
 ABSENT_MODULES: dict[str, str] = {}
 

@@ -9,6 +9,7 @@ was never saved, and its side effects are not transactional with ours).
 Only the standard library's ``sqlite3`` is used.
 """
 
+from crewgraph.checkpoint._sqlite_leases import SQLiteLeases
 from crewgraph.checkpoint.api import delete_checkpoint, list_checkpoints
 from crewgraph.checkpoint.base import Checkpointer
 from crewgraph.checkpoint.config import STORAGE_DIR_ENV, CheckpointConfig, default_checkpoint_path
@@ -26,6 +27,7 @@ __all__ = [
     "Checkpointer",
     "NodeCheckpoint",
     "SQLiteCheckpointStore",
+    "SQLiteLeases",
     "default_checkpoint_path",
     "delete_checkpoint",
     "list_checkpoints",

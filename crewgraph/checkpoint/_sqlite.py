@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+from crewgraph.checkpoint.lease import Fences
 from crewgraph.errors import CheckpointError
 
 __all__ = ["SCHEMA_VERSION", "SQLiteTransactions", "connect", "corrupt_error"]
@@ -131,11 +132,12 @@ def _prepare(conn: sqlite3.Connection) -> None:
         raise
 
 
-class SQLiteTransactions:
+class SQLiteTransactions(Fences):
     """Transactions on one shared connection, for the stores that keep one (checkpoints, batches).
 
     A store sets ``path``, ``_lock`` and ``_conn`` (``None`` once closed) and names itself in
-    ``closed_noun`` for the error a closed store raises.
+    ``closed_noun`` for the error a closed store raises. Its writes for a fenced key (a leased
+    run, a leased batch input: :meth:`fence`) call :meth:`_fenced` in their transaction.
     """
 
     closed_noun: ClassVar[str] = "checkpoint store"
@@ -187,6 +189,14 @@ class SQLiteTransactions:
         from crewgraph.checkpoint._sqlite_leases import SQLiteLeases
 
         return SQLiteLeases(self.path)
+
+    def _fenced(self, conn: sqlite3.Connection, key: str) -> None:
+        """In a write transaction: refuse it (LeaseLostError) when ``key``'s lease was lost."""
+        keeper = self.fence_for(key)
+        if keeper is not None:
+            from crewgraph.checkpoint._sqlite_leases import check_fence
+
+            check_fence(conn, keeper, self.path)
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:

@@ -17,10 +17,10 @@ import threading
 import time
 from pathlib import Path
 
-from crewgraph.checkpoint.lease import HeldBy, LeaseHolder, process_gone
+from crewgraph.checkpoint.lease import HeldBy, LeaseHolder, LeaseKeeper, fence_check, process_gone
 from crewgraph.errors import CheckpointError
 
-__all__ = ["SQLiteLeases"]
+__all__ = ["SQLiteLeases", "check_fence"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS leases (
@@ -102,6 +102,28 @@ class SQLiteLeases:
         from crewgraph._internal.store_errors import store_problem
 
         return CheckpointError(store_problem("lease table of", self.path, exc))
+
+
+def check_fence(conn: sqlite3.Connection, keeper: LeaseKeeper, path: Path) -> None:
+    """Fence a write in ``conn``'s open transaction on the store file ``path``: when the lease
+    lives in that file, its row is read in this very transaction (a true compare-and-set: no
+    process can take the lease between the check and the write); else the backend checks it."""
+    backend = keeper.backend
+    if isinstance(backend, SQLiteLeases) and _same_file(backend.path, path):
+        try:
+            row = conn.execute("SELECT token, holder FROM leases WHERE resource = ?", (keeper.resource,)).fetchone()
+        except sqlite3.OperationalError:  # no leases table: nobody holds anything here
+            row = None
+        fence_check(keeper, None if row is None else (str(row[0]), str(row[1])))
+        return
+    keeper.verify()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return str(a) == str(b)
 
 
 class _Transaction:

@@ -11,14 +11,23 @@ from pathlib import Path
 
 from crewgraph.checkpoint.config import default_checkpoint_path
 from crewgraph.checkpoint.info import CheckpointInfo
-from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
+from crewgraph.checkpoint.location import (
+    Location,
+    display,
+    env_store_url,
+    is_store_url,
+    open_checkpoint_store,
+)
 from crewgraph.errors import CheckpointError
 
 __all__ = ["delete_checkpoint", "list_checkpoints"]
 
 
-def _resolve(path: str | Path | None) -> Path:
-    return default_checkpoint_path() if path is None else Path(path).expanduser()
+def _resolve(path: str | Path | None) -> Location:
+    """The store: ``path`` (a file or a postgresql:// URL), else $CREWGRAPH_STORE_URL, else the default file."""
+    if path is None:
+        return env_store_url() or default_checkpoint_path()
+    return str(path) if is_store_url(path) else Path(path).expanduser()
 
 
 def list_checkpoints(
@@ -26,19 +35,19 @@ def list_checkpoints(
 ) -> list[CheckpointInfo]:
     """Runs in the checkpoint database at ``path`` (default location if None), newest first."""
     db = _resolve(path)
-    if not db.exists():
+    if not is_store_url(db) and not Path(db).exists():
         return []
-    with SQLiteCheckpointStore(db) as store:
+    with open_checkpoint_store(db) as store:
         return store.list_runs(name=name, limit=limit)
 
 
 def delete_checkpoint(run_id: str, path: str | Path | None = None) -> None:
     """Delete one run's checkpoints; :class:`CheckpointError` if there is no such run."""
     db = _resolve(path)
-    if not db.exists():
+    if not is_store_url(db) and not Path(db).exists():
         raise CheckpointError(
-            f"no run {run_id!r}: there is no checkpoint database at {str(db)!r} "
+            f"no run {run_id!r}: there is no checkpoint database at {display(db)!r} "
             "(set CREWGRAPH_STORAGE_DIR or pass the path the run used)"
         )
-    with SQLiteCheckpointStore(db) as store:
+    with open_checkpoint_store(db) as store:
         store.delete_run(run_id)

@@ -51,6 +51,7 @@ __all__ = [
     "RunTransfer",
     "input_fingerprint",
     "inputs_digest",
+    "item_key",
 ]
 
 BATCH_ITEM_STATUSES = ("pending", "running", "completed", "failed")
@@ -84,6 +85,11 @@ CREATE TABLE IF NOT EXISTS batch_items (
 _COUNTS = """
     SELECT status, COUNT(*) FROM batch_items WHERE batch_id = ? GROUP BY status
 """
+
+
+def item_key(batch_id: str, index: int) -> str:
+    """The key fencing an input's writes (:meth:`BatchStore.fence`) and its lease's resource."""
+    return f"batch:{batch_id}:{index}"
 
 
 def input_fingerprint(inputs: dict[str, Any] | None) -> str:
@@ -315,6 +321,7 @@ class BatchStore(SQLiteTransactions):
         """
         now = time.time()
         with self._write() as conn:
+            self._fenced(conn, item_key(batch_id, index))
             row = conn.execute("SELECT run_id FROM batch_items WHERE batch_id = ? AND idx = ?",
                                (batch_id, index)).fetchone()
             if row is None:
@@ -342,6 +349,7 @@ class BatchStore(SQLiteTransactions):
         slim = output.model_copy(update={"graph": None}) if hasattr(output, "model_copy") else output
         blob, _reason = _codec.dump_output(slim)  # unpicklable: restored from the run on resume
         with self._write() as conn:
+            self._fenced(conn, item_key(batch_id, index))
             if run is not None:
                 _write_run(conn, run)
             conn.execute(
@@ -352,6 +360,7 @@ class BatchStore(SQLiteTransactions):
 
     def fail_item(self, batch_id: str, index: int, error: str, *, run: RunTransfer | None = None) -> None:
         with self._write() as conn:
+            self._fenced(conn, item_key(batch_id, index))
             if run is not None:
                 _write_run(conn, run)
             conn.execute(

@@ -12,9 +12,16 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from crewgraph.checkpoint.lease import DEFAULT_LEASE_SECONDS, LEASE_SECONDS_ENV, LEASE_WAIT_ENV
+from crewgraph.checkpoint.location import (
+    Location,
+    display,
+    env_store_url,
+    is_store_url,
+    store_exists,
+)
 
 if TYPE_CHECKING:
     from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
@@ -57,7 +64,10 @@ class CheckpointConfig(BaseModel):
 
     - ``enabled``: save every finished node (``Crew(checkpoint=True)`` means
       a default config; ``False``/``None`` means no checkpointing).
-    - ``path``: the SQLite file (see :func:`default_checkpoint_path`).
+    - ``path``: the SQLite file (see :func:`default_checkpoint_path`), or a ``postgresql://``
+      URL: the store is then that database (kept in ``url``; see docs/distributed.md).
+    - ``url``: the PostgreSQL store, when there is one: ``path=URL``, or ``$CREWGRAPH_STORE_URL``
+      when no ``path`` is given. ``location`` is whichever of the two the store is.
     - ``run_id``: the run to resume (``Crew.from_checkpoint``) or fork from
       (``Crew.fork``); ``None`` starts a new run.
     - ``branch``: a label stored on a forked run, so lineage is readable in
@@ -85,9 +95,47 @@ class CheckpointConfig(BaseModel):
     lease_seconds: float = Field(default_factory=lambda: _env_seconds(LEASE_SECONDS_ENV, DEFAULT_LEASE_SECONDS), gt=0)
     lease_wait: float = Field(default_factory=lambda: _env_seconds(LEASE_WAIT_ENV, 0.0), ge=0)
     run_key: str | None = None
+    url: str | None = Field(default=None, repr=False)
     crewai: Any = Field(default=None, exclude=True, repr=False)
     """CrewAI's ``crewgraph.state.CheckpointConfig`` this came from, if any: its provider
     also writes CrewAI's checkpoint records of the run (``crewgraph.state.writer``)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _url_from_path(cls, data: Any) -> Any:
+        """``path=URL`` is the PostgreSQL store; no path and no url: ``$CREWGRAPH_STORE_URL``."""
+        if not isinstance(data, dict):
+            return data
+        path = data.get("path")
+        if is_store_url(path):
+            data = {k: v for k, v in data.items() if k != "path"}
+            data["url"] = str(path).strip()
+        elif path is None and data.get("url") is None:
+            found = env_store_url()
+            if found is not None:
+                data = {**data, "url": found}
+        return data
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is not None and not is_store_url(value):
+            raise ValueError(f"url must be a postgresql:// URL, not {display(value)!r}")
+        return value
+
+    @property
+    def location(self) -> Location:
+        """The store: the PostgreSQL URL when there is one, else the SQLite file."""
+        return self.url if self.url is not None else self.path
+
+    @property
+    def where(self) -> str:
+        """The store for messages (a URL's password hidden)."""
+        return display(self.location)
+
+    def store_exists(self) -> bool:
+        """Whether there is a store to read (a SQLite file that exists; a URL always)."""
+        return store_exists(self.location)
 
     @field_validator("path", mode="before")
     @classmethod
@@ -115,7 +163,9 @@ class CheckpointConfig(BaseModel):
         )
 
     def open_store(self) -> SQLiteCheckpointStore:
-        """Open (creating if needed) the SQLite store this config points at."""
-        from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
+        """Open (creating if needed) the store this config points at (SQLite, or PostgreSQL:
+        a ``PostgresCheckpointStore``, the same class's methods over the server)."""
+        from crewgraph.checkpoint.location import open_checkpoint_store
 
-        return SQLiteCheckpointStore(self.path, keep_last=self.keep_last)
+        store: SQLiteCheckpointStore = open_checkpoint_store(self.location, keep_last=self.keep_last)
+        return store

@@ -14,6 +14,14 @@ gone (its process no longer exists) is taken over at once, without waiting for t
 A second process gets :class:`RunLeasedError` naming the holder and when its lease expires,
 or waits for it (``CheckpointConfig(lease_wait=seconds)``, bounded) when asked to.
 
+*Fencing.* Expiry alone does not stop a holder that was only stalled (SIGSTOP, a suspended
+VM, a long GC pause): when it wakes it would finish its node and save over the work of the
+process that took the run over. So every checkpoint write of a leased run is fenced: the
+store checks, in the write's own transaction where it can (SQLite: the lease row is in the
+same file), that the lease row still carries this holder's token, and otherwise refuses the
+write with :class:`LeaseLostError` (:class:`Fences`, :func:`fence_check`). The holder stops
+there; nothing it computed after losing the lease is recorded.
+
 This module is the lease's logic (identity, waiting, renewal, the error); each store
 supplies only its compare-and-set (:class:`LeaseBackend`), see
 :mod:`crewgraph.checkpoint._sqlite_leases`.
@@ -40,12 +48,16 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "LEASE_SECONDS_ENV",
     "LEASE_WAIT_ENV",
+    "Fences",
     "LeaseBackend",
     "LeaseHolder",
     "LeaseKeeper",
+    "LeaseLostError",
     "RunLeasedError",
+    "UnleasedStoreWarning",
     "aacquire_lease",
     "acquire_lease",
+    "fence_check",
     "held_lease",
     "holding",
     "me",
@@ -94,6 +106,22 @@ class RunLeasedError(CheckpointError):
         self.resource = resource
         self.holder = holder
         self.expires_at = expires_at
+
+
+class LeaseLostError(CheckpointError):
+    """This process's lease on a run expired and another process took the run over: this
+    process must stop without writing (its writes would overwrite the new holder's work)."""
+
+    def __init__(self, message: str, *, resource: str, holder: str | None) -> None:
+        super().__init__(message)
+        self.resource = resource
+        self.holder = holder
+        """Who holds the lease now (None: nobody, the taker finished and let it go)."""
+
+
+class UnleasedStoreWarning(UserWarning):
+    """A store that cannot lease runs (no ``lease_backend()``): two processes resuming the same
+    run could both run it. Said once per store class; filter it where one process is certain."""
 
 
 class LeaseBackend(Protocol):
@@ -239,6 +267,40 @@ class LeaseKeeper:
             logger.error("the lease on %s in %s was lost: it expired (this process stalled longer than %.1f s) "
                          "and another process may have taken the run over", self.resource, self.backend.where, self.ttl)
 
+    def verify(self) -> None:
+        """Fence a write by compare-and-set through the backend (the holder's token still on the
+        lease, extended by one term), for a store whose writes cannot check the lease row in their
+        own transaction; :class:`LeaseLostError` when another process has it."""
+        if self.lost:
+            raise self.lost_error(None)
+        if self.released:
+            return
+        try:
+            kept = self.backend.renew(self.resource, self.holder, self.ttl)
+        except Exception as exc:
+            raise CheckpointError(f"could not check the lease on {self.resource} in {self.backend.where} "
+                                  f"before writing: {exc}") from exc
+        if not kept:
+            self.mark_lost()
+            raise self.lost_error(None)
+
+    def mark_lost(self) -> None:
+        """Record that the lease is no longer this process's (found by a fenced write)."""
+        if not self.lost:
+            self.lost = True
+            _RENEWER.remove(self)
+
+    def lost_error(self, now_held_by: str | None) -> LeaseLostError:
+        """The error a fenced write raises once the lease is lost."""
+        by = f"{now_held_by} holds it now" if now_held_by else "another process took it (and has let it go since)"
+        return LeaseLostError(
+            f"this process ({self.holder.name}) lost its lease on {self.resource} in {self.backend.where}: "
+            f"it stalled (paused, suspended or starved) for longer than the lease's {self.ttl:g} s, the lease "
+            f"expired and {by}. It stops here without saving, so it does not overwrite that process's work; "
+            "the run's result is the one the new holder records (raise lease_seconds if this process "
+            "stalls that long in normal work).",
+            resource=self.resource, holder=now_held_by)
+
     def release(self) -> None:
         """Give the lease up (idempotent); a failure is logged, the lease then simply expires."""
         if self.released:
@@ -329,6 +391,46 @@ def _held_error(held: HeldBy, what: str, where: str, *, waited: float) -> RunLea
         "if that process died, its lease expires by itself and the run can then be resumed.",
         resource=held.resource, holder=held.holder, expires_at=held.expires_at,
     )
+
+
+# ---------------------------------------------------------------------- fencing
+def fence_check(keeper: LeaseKeeper, row: tuple[str, str] | None) -> None:
+    """Refuse a write when the lease row (``(token, holder)`` read in the write's transaction,
+    None when there is none) is not ``keeper``'s any more."""
+    if keeper.lost:
+        raise keeper.lost_error(row[1] if row is not None and row[0] != keeper.holder.token else None)
+    if row is None or row[0] != keeper.holder.token:
+        keeper.mark_lost()
+        raise keeper.lost_error(row[1] if row is not None else None)
+
+
+class Fences:
+    """A store's fenced writes: ``fence(key, keeper)`` makes every write the store does for
+    ``key`` (a run id, a batch input) first check that ``keeper``'s lease is still held."""
+
+    _fence_map: dict[str, LeaseKeeper] | None = None
+
+    @contextmanager
+    def fence(self, key: str, keeper: LeaseKeeper | None) -> Iterator[None]:
+        """Writes for ``key`` are fenced by ``keeper`` inside the block (nothing when None)."""
+        if keeper is None:
+            yield
+            return
+        if self._fence_map is None:
+            self._fence_map = {}
+        previous = self._fence_map.get(key)
+        self._fence_map[key] = keeper
+        try:
+            yield
+        finally:
+            if previous is None:
+                self._fence_map.pop(key, None)
+            else:
+                self._fence_map[key] = previous
+
+    def fence_for(self, key: str) -> LeaseKeeper | None:
+        """The lease fencing writes for ``key``, if any."""
+        return None if self._fence_map is None else self._fence_map.get(key)
 
 
 # ---------------------------------------------------------------------- leases held by this run

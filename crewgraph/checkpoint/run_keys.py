@@ -7,7 +7,8 @@ its recorded output with every node restored. It is what a workflow id is in Tem
 exactly what a restart loop needs: the window between "the run finished" and "the script
 noted it" no longer re-runs anything.
 
-The binding is one ``INSERT OR IGNORE`` then ``SELECT`` in a ``BEGIN IMMEDIATE`` transaction,
+The binding is one ``INSERT OR IGNORE`` then ``SELECT`` in a ``BEGIN IMMEDIATE`` transaction
+(on PostgreSQL ``INSERT ... ON CONFLICT DO NOTHING``, ``path`` being the store's URL),
 so of two processes claiming a new key at once both get the same id; the run's lease then
 lets only one of them run it. The key also records a fingerprint of the inputs: the same key
 with other inputs is refused, since returning the old output would answer another question.
@@ -42,6 +43,13 @@ def claim_run_key(path: Path | str, scope: str, run_key: str, new_id: str, finge
         raise CheckpointError(f"run_key must be a non-empty string, not {run_key!r}")
     if str(path) == ":memory:":
         raise CheckpointError("run_key needs a checkpoint file (an in-memory store forgets the key)")
+    from crewgraph.checkpoint.location import is_store_url
+
+    if is_store_url(path):
+        from crewgraph.checkpoint._postgres_stores import claim_run_key_pg
+
+        target, stored = claim_run_key_pg(str(path), scope, run_key, new_id, fingerprint)
+        return _checked(scope, run_key, target, stored, fingerprint)
     try:
         conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
     except sqlite3.Error as exc:
@@ -60,6 +68,10 @@ def claim_run_key(path: Path | str, scope: str, run_key: str, new_id: str, finge
         raise _problem(path, exc) from exc
     finally:
         conn.close()
+    return _checked(scope, run_key, str(target), str(stored), fingerprint)
+
+
+def _checked(scope: str, run_key: str, target: str, stored: str, fingerprint: str) -> str:
     if stored != fingerprint:
         kind = scope.split(":", 1)[0]
         raise CheckpointError(

@@ -31,7 +31,8 @@ from typing import Any, Protocol
 
 from crewgraph.checkpoint.config import CheckpointConfig
 from crewgraph.checkpoint.info import CheckpointInfo
-from crewgraph.checkpoint.lease import LeaseKeeper, acquire_lease, held_lease, holding
+from crewgraph.checkpoint.lease import Fences, LeaseKeeper, acquire_lease, held_lease, holding
+from crewgraph.checkpoint.location import Location, is_store_url
 from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
 from crewgraph.errors import CheckpointError
 
@@ -42,6 +43,7 @@ __all__ = [
     "ResolvedCheckpoint",
     "check_owner",
     "coerce_config",
+    "fenced_run",
     "fork_run",
     "hold_run",
     "keyed_request",
@@ -104,6 +106,50 @@ def hold_run(store: Any, run_id: str, config: CheckpointConfig | None, *, what: 
         return
     with holding(keeper):
         yield keeper
+
+
+@contextmanager
+def fenced_run(checkpoint: ResolvedCheckpoint, run_id: str) -> Iterator[None]:
+    """Inside the block every write of ``checkpoint.store`` for ``run_id`` is fenced by the run's
+    lease (see :mod:`crewgraph.checkpoint.lease`): a process that lost it cannot save over the
+    new holder's work. A store without :class:`Fences` is wrapped so that each write first
+    checks the lease through its backend."""
+    store, keeper = checkpoint.store, checkpoint.lease
+    if store is None or keeper is None:
+        yield
+        return
+    if isinstance(store, Fences):
+        with store.fence(run_id, keeper):
+            yield
+        return
+    checkpoint.store = _VerifyingStore(store, keeper)
+    try:
+        yield
+    finally:
+        checkpoint.store = store
+
+
+class _VerifyingStore:
+    """A checkpoint store whose writes cannot check the lease in their own transaction: each one
+    is preceded by the lease's compare-and-set through its backend."""
+
+    _WRITES = frozenset({"start_run", "save_node", "save_failure", "finish_run", "update_meta"})
+
+    def __init__(self, store: Any, keeper: LeaseKeeper) -> None:
+        self._store = store
+        self._keeper = keeper
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._store, name)
+        if name not in self._WRITES:
+            return found
+        keeper = self._keeper
+
+        def fenced(*args: Any, **kwargs: Any) -> Any:
+            keeper.verify()
+            return found(*args, **kwargs)
+
+        return fenced
 
 
 def keyed_request(from_checkpoint: Any, run_key: str | None, own: Any) -> Any:
@@ -232,7 +278,7 @@ def fork_run(config: CheckpointConfig, branch: str | None = None, *, exclude: It
     if config.run_id is None:
         raise CheckpointError("forking needs CheckpointConfig(run_id=...) naming the run to fork")
     run_info(config)
-    with SQLiteCheckpointStore(config.path) as store:
+    with config.open_store() as store:
         return store.fork(config.run_id, branch or config.branch, exclude=exclude)
 
 
@@ -243,19 +289,19 @@ def owner_checkpoints(owner: Any, path: str | Path | None = None) -> list[Checkp
     return list_checkpoints(owner_store_path(owner, path), name=owner_name(owner), limit=None)
 
 
-def owner_store_path(owner: Any, path: str | Path | None = None) -> Path | None:
-    """``path`` if given, else the owner's checkpoint path, else None (the default location)."""
+def owner_store_path(owner: Any, path: str | Path | None = None) -> Location | None:
+    """``path`` if given, else the owner's checkpoint store (path or URL), else None (the default)."""
     if path is not None:
-        return Path(path)
+        return path if is_store_url(path) else Path(path)
     config = coerce_config(getattr(owner, "checkpoint", None))
-    return config.path if config is not None else None
+    return config.location if config is not None else None
 
 
 def run_info(config: CheckpointConfig) -> CheckpointInfo:
     """The stored run ``config.run_id`` (a CheckpointError when the database or run is missing)."""
-    if not config.path.exists():
+    if not config.store_exists():
         raise CheckpointError(
-            f"no run {config.run_id!r}: there is no checkpoint database at {str(config.path)!r}"
+            f"no run {config.run_id!r}: there is no checkpoint database at {config.where!r}"
         )
-    with SQLiteCheckpointStore(config.path) as store:
+    with config.open_store() as store:
         return store.get_run(str(config.run_id))

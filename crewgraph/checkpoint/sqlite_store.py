@@ -151,6 +151,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         error cleared, ``meta`` merged into the stored meta, saved nodes kept."""
         now = time.time()
         with self._write() as conn:
+            self._fenced(conn, run_id)
             row = conn.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 conn.execute(
@@ -214,6 +215,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
     def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> int:
         now = time.time()
         with self._write() as conn:
+            self._fenced(conn, run_id)
             self._require_run(conn, run_id)
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM node_outputs WHERE run_id = ?", (run_id,)
@@ -251,6 +253,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
     def finish_run(self, run_id: str, *, status: str, error: str | None = None) -> None:
         """Record the run's final ``status`` (completed, failed, cancelled) and error."""
         with self._write() as conn:
+            self._fenced(conn, run_id)
             self._require_run(conn, run_id)
             conn.execute(
                 "UPDATE runs SET status = ?, error = ?, updated_at = ? WHERE run_id = ?",
@@ -350,6 +353,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
     def update_meta(self, run_id: str, meta: dict[str, Any]) -> None:
         """Merge ``meta`` into the run's stored meta (one committed transaction)."""
         with self._write() as conn:
+            self._fenced(conn, run_id)
             row = conn.execute("SELECT meta FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if row is None:
                 raise self._unknown_run(conn, run_id)

@@ -156,7 +156,7 @@ class KickoffSession:
     overrides: dict[str, Any]
     llm: str | None
     checkpoint: bool
-    db: Path | None
+    db: str | None
     quiet: bool
     drain_streams: bool = False  # a stream=True crew: run it here (True) or hand the stream to the caller
     results: list[Any] = field(default_factory=list)

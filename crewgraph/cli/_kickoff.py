@@ -17,6 +17,7 @@ from typing import Any
 import typer
 
 from crewgraph.cli._errors import UserError, describe
+from crewgraph.cli._options import store_location
 from crewgraph.cli._target import Target
 
 __all__ = ["Interrupted", "TerminalFeedback", "configure_checkpoint", "err_console", "print_result", "resume_hint", "run_target"]
@@ -28,7 +29,7 @@ def err_console() -> Any:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def configure_checkpoint(target: Target, enabled: bool, db: Path | None) -> Any:
+def configure_checkpoint(target: Target, enabled: bool, db: str | Path | None) -> Any:
     """Make the crew checkpoint to ``db`` (its own path, else the default) and return the
     CheckpointConfig, or switch checkpointing off and return None."""
     from crewgraph.checkpoint import CheckpointConfig
@@ -45,10 +46,13 @@ def configure_checkpoint(target: Target, enabled: bool, db: Path | None) -> Any:
         current = CheckpointConfig.coerce(obj.checkpoint)
     except TypeError as exc:
         raise UserError(f"{target.label}: {exc}") from None
+    location = store_location(db)
     if current is None:
-        current = CheckpointConfig() if db is None else CheckpointConfig(path=db)
-    elif db is not None:
-        current = current.model_copy(update={"path": Path(db).expanduser()})
+        current = CheckpointConfig() if location is None else CheckpointConfig(path=location)
+    elif isinstance(location, str):  # --db postgresql://...
+        current = current.model_copy(update={"url": location})
+    elif location is not None:
+        current = current.model_copy(update={"path": location, "url": None})
     obj.checkpoint = current
     return current
 

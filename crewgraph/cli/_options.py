@@ -9,7 +9,7 @@ import typer
 
 from crewgraph.cli._llm import LLM_ENV
 
-__all__ = ["CheckpointOpt", "DbOpt", "InputsOpt", "JsonOpt", "LlmOpt", "QuietOpt", "TargetArg"]
+__all__ = ["CheckpointOpt", "DbOpt", "InputsOpt", "JsonOpt", "LlmOpt", "QuietOpt", "TargetArg", "store_location"]
 
 TargetArg = Annotated[
     str | None,
@@ -36,11 +36,12 @@ LlmOpt = Annotated[
     ),
 ]
 DbOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--db",
-        help="Checkpoint database (default: $CREWGRAPH_STORAGE_DIR/checkpoints.db or "
-        "./.crewgraph/checkpoints/checkpoints.db).",
+        metavar="PATH|URL",
+        help="Checkpoint database: a SQLite file or a postgresql:// URL (default: $CREWGRAPH_STORE_URL, "
+        "else $CREWGRAPH_STORAGE_DIR/checkpoints.db or ./.crewgraph/checkpoints/checkpoints.db).",
         show_default=False,
     ),
 ]
@@ -48,3 +49,12 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of tex
 CheckpointOpt = Annotated[
     bool, typer.Option("--checkpoint/--no-checkpoint", help="Checkpoint every finished node (for resume/replay).")
 ]
+
+
+def store_location(db: str | Path | None) -> Path | str | None:
+    """A ``--db`` value as a store location: a ``postgresql://`` URL as given, a path expanded."""
+    from crewgraph.checkpoint.location import is_store_url
+
+    if db is None or is_store_url(db):
+        return db
+    return Path(db).expanduser()

@@ -12,7 +12,15 @@ from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._inputs import parse_inputs
 from crewgraph.cli._kickoff import configure_checkpoint, print_result, run_target
 from crewgraph.cli._llm import apply_llm, llm_scope
-from crewgraph.cli._options import DbOpt, InputsOpt, JsonOpt, LlmOpt, QuietOpt, TargetArg
+from crewgraph.cli._options import (
+    DbOpt,
+    InputsOpt,
+    JsonOpt,
+    LlmOpt,
+    QuietOpt,
+    TargetArg,
+    store_location,
+)
 from crewgraph.cli._target import load_target
 
 __all__ = ["app"]
@@ -25,20 +33,23 @@ app = typer.Typer(
 )
 
 
-def _db(db: Path | None) -> Path:
+def _db(db: str | Path | None) -> Path | str:
+    """The store ``--db`` names: a file or a postgresql:// URL (default: $CREWGRAPH_STORE_URL, else the file)."""
     from crewgraph.checkpoint import default_checkpoint_path
+    from crewgraph.checkpoint.location import env_store_url
 
-    return default_checkpoint_path() if db is None else db.expanduser()
+    return store_location(db) or env_store_url() or default_checkpoint_path()
 
 
-def _open(db: Path | None) -> Any:
+def _open(db: str | Path | None) -> Any:
     """Open an existing database (never create one just to look into it)."""
-    from crewgraph.checkpoint import SQLiteCheckpointStore
+    from crewgraph.checkpoint.location import display, open_checkpoint_store, store_exists
 
     path = _db(db)
-    if not path.is_file():
-        raise UserError(f"no checkpoint database at {path} (runs are checkpointed by `crewgraph run`; see --db)")
-    return SQLiteCheckpointStore(path)
+    if not store_exists(path):
+        raise UserError(f"no checkpoint database at {display(path)} (runs are checkpointed by `crewgraph run`; "
+                        "see --db)")
+    return open_checkpoint_store(path)
 
 
 def _console() -> Any:
@@ -65,6 +76,7 @@ def list_runs(
 ) -> None:
     """List checkpointed runs, newest first."""
     from crewgraph.checkpoint import list_checkpoints
+    from crewgraph.checkpoint.location import display
 
     runs = list_checkpoints(_db(db), name=name, limit=limit)
     if as_json:
@@ -72,7 +84,7 @@ def list_runs(
         return
     if not runs:
         if not quiet:
-            typer.echo(f"No checkpointed runs in {_db(db)}.")
+            typer.echo(f"No checkpointed runs in {display(_db(db))}.")
         return
     from rich.table import Table
 
@@ -156,7 +168,7 @@ def resume(
         raise UserError(f"{found.label} does not support checkpoints")
     from crewgraph.checkpoint.setup import hold_run
 
-    with _open(config.path) as store, hold_run(store, run_id, config, what=f"run {run_id!r}"):
+    with _open(config.location) as store, hold_run(store, run_id, config, what=f"run {run_id!r}"):
         # owned before the answer is recorded, until the resumed run ends (it hands the lease on)
         info = store.get_run(run_id)
         if answer is not None or info.status == "paused":
@@ -171,34 +183,35 @@ def resume(
     print_result(result, as_json)
 
 
-def _resolve(run_id: str, db: Path | None) -> str:
+def _resolve(run_id: str, db: str | None) -> str:
     """The full id of the run ``run_id`` names (a unique prefix is enough), when the default
     or given database has it; else ``run_id`` as given (the crew's own store decides later)."""
-    path = _db(db)
-    if not path.is_file():
+    from crewgraph.checkpoint.location import store_exists
+
+    if not store_exists(_db(db)):
         return run_id
     with _open(db) as store:
         return str(store.resolve_run_id(run_id))
 
 
-def _recorded_factory(run_id: str, db: Path | None) -> str | None:
+def _recorded_factory(run_id: str, db: str | None) -> str | None:
     """The ``module:attr`` the run recorded for rebuilding its crew, if the database has one."""
-    from crewgraph.checkpoint import SQLiteCheckpointStore
+    from crewgraph.checkpoint.location import open_checkpoint_store, store_exists
     from crewgraph.checkpoint.setup import FACTORY_META_KEY
     from crewgraph.errors import CheckpointError
 
     path = _db(db)
-    if not path.is_file():
+    if not store_exists(path):
         return None
     try:
-        with SQLiteCheckpointStore(path) as store:
+        with open_checkpoint_store(path) as store:
             ref = store.get_run(run_id).meta.get(FACTORY_META_KEY)
     except CheckpointError:
         return None  # reported with the crew's own database path below
     return ref if isinstance(ref, str) and ref else None
 
 
-def _resume_target(target: str | None, run_id: str, db: Path | None) -> Any:
+def _resume_target(target: str | None, run_id: str, db: str | None) -> Any:
     """The crew to resume with: MODULE:ATTR if given, else the one the run recorded, else
     the project in the current folder. A run started elsewhere (``crewgraph run path:crew``
     from another folder) may record a module this folder cannot import: then the project

@@ -5,7 +5,6 @@ input, killed...). The group answers to ``flow`` and ``flows``."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -19,6 +18,7 @@ from crewgraph.cli._options import (
     LlmOpt,
     QuietOpt,
     TargetArg,
+    store_location,
 )
 
 __all__ = ["app"]
@@ -31,21 +31,24 @@ app = typer.Typer(
 )
 
 FlowDbOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--db",
-        help="Flow state database (default: $CREWGRAPH_STORAGE_DIR/flow_states.db or ./.crewgraph/flow_states.db).",
+        metavar="PATH|URL",
+        help="Flow state database: a SQLite file or a postgresql:// URL (default: $CREWGRAPH_STORE_URL, else "
+        "$CREWGRAPH_STORAGE_DIR/flow_states.db or ./.crewgraph/flow_states.db).",
     ),
 ]
 
 
-def _store(db: Path | None) -> Any:
-    from crewgraph.flow.persistence import SQLiteFlowPersistence, default_db_path
+def _store(db: str | None) -> Any:
+    from crewgraph.checkpoint.location import display, env_store_url, store_exists
+    from crewgraph.flow.persistence import default_db_path, flow_persistence
 
-    path = default_db_path() if db is None else db.expanduser()
-    if not path.is_file():
-        raise UserError(f"no flow state database at {path} (flows write it when persisted; see --db)")
-    return SQLiteFlowPersistence(path)
+    path = store_location(db) or env_store_url() or default_db_path()
+    if not store_exists(path):
+        raise UserError(f"no flow state database at {display(path)} (flows write it when persisted; see --db)")
+    return flow_persistence(path)
 
 
 @app.command("kickoff")

@@ -69,12 +69,11 @@ def plot(
         config = configure_checkpoint(found, True, db)
         if config is None:
             raise UserError(f"{found.label} does not support checkpoints, so --run cannot be drawn")
-        if not config.path.is_file():
-            raise UserError(f"no checkpoint database at {config.path} (see --db)")
-        from crewgraph.checkpoint import SQLiteCheckpointStore
+        if not config.store_exists():
+            raise UserError(f"no checkpoint database at {config.where} (see --db)")
         from crewgraph.cli._rungraph import run_graph_from_checkpoint
 
-        with SQLiteCheckpointStore(config.path) as store:
+        with config.open_store() as store:
             drawn = run_graph_from_checkpoint(graph, store, run_id)
     suffix = Path(output).suffix.lower()
     mermaid = (fmt or "").lower() in ("mermaid", "mmd") or suffix in (".mmd", ".mermaid")

@@ -76,7 +76,7 @@ def run(
 
 def kick_project(
     target: str | None, inputs: list[str] | None, *, quiet: bool, llm: str | None, checkpoint: bool,
-    db: Path | None, as_json: bool, prefer: str | None = None, ray: str | None = None,
+    db: str | None, as_json: bool, prefer: str | None = None, ray: str | None = None,
     batch: Path | None = None, max_concurrency: int | None = None,
 ) -> None:
     """``crewgraph run`` and ``crewgraph flow kickoff``: run, then print the result.
@@ -89,7 +89,7 @@ def kick_project(
 
 def _kick_project(
     target: str | None, inputs: list[str] | None, *, quiet: bool, llm: str | None, checkpoint: bool,
-    db: Path | None, as_json: bool, prefer: str | None, ray: str | None,
+    db: str | None, as_json: bool, prefer: str | None, ray: str | None,
     batch: Path | None, max_concurrency: int | None,
 ) -> None:
     from crewgraph.cli._entry import KickoffSession, call_entry, find_entry, load_entry
@@ -158,13 +158,13 @@ def replay(
 
 
 def _replay(task: str, target: str | None, run_id: str | None, inputs: list[str] | None, quiet: bool,
-            llm: str | None, db: Path | None, as_json: bool) -> None:
+            llm: str | None, db: str | None, as_json: bool) -> None:
     found = load_target(target)
     if found.kind != "crew":
         raise UserError(f"replay works on crews; {found.label} is a {found.kind}")
     config = configure_checkpoint(found, True, db)
-    if not config.path.is_file():
-        raise UserError(f"no checkpoint database at {_show(config.path)}; run the crew first with `crewgraph run`")
+    if not config.store_exists():
+        raise UserError(f"no checkpoint database at {config.where}; run the crew first with `crewgraph run`")
     graph = found.obj.compile()
     plans = _task_plans(graph, found.label)
     with config.open_store() as store:
@@ -180,7 +180,7 @@ def _replay(task: str, target: str | None, run_id: str | None, inputs: list[str]
             latest = store.latest_run(name=graph.name)
             if latest is None:
                 raise UserError(
-                    f"no checkpointed run of {graph.name!r} in {_show(config.path)}; "
+                    f"no checkpointed run of {graph.name!r} in {config.where}; "
                     "run it first with `crewgraph run`"
                 )
             source = latest

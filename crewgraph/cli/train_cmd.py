@@ -164,13 +164,13 @@ def log_tasks_outputs(
 
     found = _crew(target)
     config = configure_checkpoint(found, True, db)
-    if not config.path.is_file():
-        raise UserError(f"no checkpoint database at {config.path}; run the crew first with `crewgraph run`")
+    if not config.store_exists():
+        raise UserError(f"no checkpoint database at {config.where}; run the crew first with `crewgraph run`")
     graph = found.obj.compile()
     with config.open_store() as store:
         latest = store.latest_run(name=graph.name)
         if latest is None:
-            raise UserError(f"no kickoff of {graph.name!r} recorded in {config.path}; run it first")
+            raise UserError(f"no kickoff of {graph.name!r} recorded in {config.where}; run it first")
         outputs = store.completed(latest.run_id)
     ids = latest.meta.get(TASK_IDS_META_KEY) or []
     rows: list[dict[str, Any]] = []

@@ -9,7 +9,6 @@ Nothing here imports starlette or uvicorn until the command runs.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -38,8 +37,9 @@ TokenOpt = Annotated[
                  show_default=False),
 ]
 FlowDbOpt = Annotated[
-    Path | None,
-    typer.Option("--flow-db", help="Flow state database (default: the one `crewgraph flows` reads).",
+    str | None,
+    typer.Option("--flow-db", metavar="PATH|URL",
+                 help="Flow state database: a file or a postgresql:// URL (default: the one `crewgraph flows` reads).",
                  show_default=False),
 ]
 NoProjectOpt = Annotated[
@@ -48,7 +48,7 @@ NoProjectOpt = Annotated[
 
 
 def _start(crew: list[str] | None, flow: list[str] | None, host: str, port: int, token: str | None,
-           db: Path | None, flow_db: Path | None, llm: str | None, no_project: bool, open_browser: bool,
+           db: str | None, flow_db: str | None, llm: str | None, no_project: bool, open_browser: bool,
            quiet: bool = False) -> None:
     from crewgraph.ui.settings import UISettings
 

@@ -117,8 +117,9 @@ class _AliasLoader(importlib.abc.Loader):
         if why is not None:
             raise ImportError(f"{module.__name__} is not available in crewgraph: {why} (see docs/porting.md)",
                               name=module.__name__)
-        if self.target:
-            importlib.import_module(self.target)  # a broken crewgraph module fails here, at the import
+        served = importlib.import_module(self.target or "crewgraph")  # a broken module fails here
+        # `os.path.dirname(crewai.__file__)` (finding files beside the package) reads crewgraph's
+        module.__file__ = getattr(served, "__file__", None)
 
 
 class CrewAIFinder(importlib.abc.MetaPathFinder):

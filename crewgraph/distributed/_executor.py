@@ -9,6 +9,11 @@ events the step emits on the worker come back with its ``NodeResult`` and are
 re-emitted on the driver in order, so listeners, the executed graph and the
 checkpoints see what a local run shows.
 
+The nodes of one task that run one after another (agent step, its tool calls,
+conversion, guardrails) go as one Ray task (``batch_chains``, the default): the worker
+runs them in order and streams each step's reply back, and the driver's scheduler
+still runs each node itself, answered from those replies (``_chain``).
+
 Some steps never leave the driver: joins, conditions and plain routers are
 bookkeeping (shipping them would cost more than running them), and a task
 that asks a person (``human_input``) must ask where the person is.
@@ -73,6 +78,12 @@ class RayExecutor:
     - ``runtime_env``: Ray's runtime environment for the workers (``working_dir``,
       ``pip``, ``env_vars``...) -- how the project's own code reaches a remote cluster.
     - ``connect_timeout``: how long kickoff waits for the address to answer.
+    - ``batch_chains``: ship the nodes of one task that run one after another (agent step,
+      its tool calls, output conversion, guardrails) as one Ray task, so a task costs one
+      round trip instead of one per step (the default); ``False`` ships every step alone.
+
+    ``dispatches`` counts the Ray tasks this executor submitted (steps, chains, flow method
+    calls), for a benchmark or a test that checks round trips.
     """
 
     def __init__(
@@ -83,6 +94,7 @@ class RayExecutor:
         resources: Mapping[str, float] | None = None,
         runtime_env: Mapping[str, Any] | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        batch_chains: bool = True,
     ) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
             raise ConfigurationError(f"RayExecutor: address must be None, 'auto' or 'host:port', got {address!r}")
@@ -104,6 +116,10 @@ class RayExecutor:
         self.resources = _check_resources("RayExecutor", resources)
         self.runtime_env = dict(runtime_env or {})
         self.connect_timeout = float(connect_timeout)
+        if not isinstance(batch_chains, bool):
+            raise ConfigurationError(f"RayExecutor: batch_chains must be True or False, got {batch_chains!r}")
+        self.batch_chains = batch_chains
+        self.dispatches = 0
         self._lock = threading.Lock()
         self._connected = False
         self._started_here = False
@@ -116,7 +132,8 @@ class RayExecutor:
         # configuration travels, the connection is made again where it is used.
         return (
             _rebuild,
-            (self.address, self.num_cpus_per_node, self.resources, self.runtime_env, self.connect_timeout),
+            (self.address, self.num_cpus_per_node, self.resources, self.runtime_env, self.connect_timeout,
+             self.batch_chains),
         )
 
     # ------------------------------------------------------------------ connection
@@ -161,13 +178,27 @@ class RayExecutor:
             return ray
 
     # ------------------------------------------------------------------ the executor protocol
-    def prepare(self, graph: ExecutionGraph, *, state: Any = None, memory: Any = None, llm: Any = None) -> Any:
+    def prepare(
+        self,
+        graph: ExecutionGraph,
+        *,
+        state: Any = None,
+        memory: Any = None,
+        llm: Any = None,
+        chains: Mapping[str, str] | None = None,
+    ) -> Any:
         """At kickoff, before any token is spent: connect, check that what the graph's steps
-        need can travel and can be placed, and return the run's session (its ``run_step``)."""
+        need can travel and can be placed, and return the run's session (its ``run_step``).
+        ``chains`` is the scheduler's grouping of each task's nodes (``batch_chains``)."""
         from crewgraph.distributed._session import RaySession
 
         ray = self.connect()
-        return RaySession(self, ray, graph, state=state, memory=memory, llm=llm)
+        return RaySession(self, ray, graph, state=state, memory=memory, llm=llm, chains=chains)
+
+    def count_dispatch(self) -> None:
+        """One more Ray task submitted (``dispatches``)."""
+        with self._lock:
+            self.dispatches += 1
 
     # ------------------------------------------------------------------ placement
     def step_options(self, node: Node) -> dict[str, Any]:
@@ -200,10 +231,11 @@ def _rebuild(
     resources: dict[str, float],
     runtime_env: dict[str, Any],
     connect_timeout: float,
+    batch_chains: bool = True,
 ) -> RayExecutor:
     return RayExecutor(
         address, num_cpus_per_node=num_cpus, resources=resources, runtime_env=runtime_env,
-        connect_timeout=connect_timeout,
+        connect_timeout=connect_timeout, batch_chains=batch_chains,
     )
 
 

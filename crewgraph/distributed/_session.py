@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.distributed._chain_worker import run_remote_chain
 from crewgraph.distributed._executor import WorkerLostError, await_ref
 from crewgraph.distributed._pickling import StepPickler, dumps_checked, loads
 from crewgraph.distributed._worker import CallPayload, StepPayload, run_remote_call, run_remote_step
@@ -68,7 +70,10 @@ class RaySession:
         state: Any = None,
         memory: Any = None,
         llm: Any = None,
+        chains: Mapping[str, str] | None = None,
     ) -> None:
+        """``chains``: the scheduler's grouping of each task's nodes (node id -> the node that
+        runs right after it, only because of it); each chain is shipped as one Ray task."""
         self.executor = executor
         self.ray = ray
         self.id = f"{ray.get_runtime_context().get_job_id()}-{next(_sessions)}"
@@ -83,6 +88,13 @@ class RaySession:
         self._pickler = StepPickler(self._host_llm, self._share_limiter)
         self._step_fn = _remote(ray, run_remote_step)
         self._call_fn = _remote(ray, run_remote_call)
+        self._chain_fn = _remote(ray, run_remote_chain)
+        nodes = graph.digraph.nodes
+        self._chain_nodes: dict[str, Node] = {
+            u: nodes[v]["node"] for u, v in (chains or {}).items() if u in nodes and v in nodes}
+        self._index: dict[str, Any] = {}
+        """Node id -> the ChainBatch holding (or computing) its next step's reply."""
+        self._live: set[Any] = set()
         try:
             self._check(graph, state, memory, llm)
         except BaseException:
@@ -164,6 +176,18 @@ class RaySession:
         if node.kind in METHOD_KINDS and callable(getattr(node, "fn", None)):
             remote = _RemoteMethod(self, node, ctx.run_id)
             return await dataclasses.replace(node, fn=remote, is_async=True).run(ctx)  # type: ignore[call-arg]
+        if not self.executor.batch_chains:
+            return await self._run_alone(node, ctx)
+        batch = self._index.get(node.id)
+        if batch is not None:
+            reply = await batch.take(node.id, ctx)
+            if reply is not None:  # computed in a chain's Ray task already: no round trip
+                return self._apply(ctx, reply, self._driver_tool(node))
+        return await self._run_chain(node, ctx)
+
+    def _payload(self, node: Node, ctx: NodeContext) -> tuple[Node, Any, StepPayload]:
+        """What a step ships with: the node (with the driver's own tool object) and the slice
+        of the run it reads."""
         state = ctx.state
         tool = self._driver_tool(node)
         if tool is not None and tool is not getattr(node, "tool", None):
@@ -186,10 +210,68 @@ class RaySession:
             trigger=ctx.trigger,
             global_hooks=_global_hooks(),
         )
+        return node, tool, payload
+
+    async def _run_alone(self, node: Node, ctx: NodeContext) -> NodeResult:
+        """One step, one Ray task (``RayExecutor(batch_chains=False)``)."""
+        node, tool, payload = self._payload(node, ctx)
         what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
         data = dumps_checked(self._pickler, payload, what)
+        self.executor.count_dispatch()
         ref = self._step_fn.options(**self.executor.step_options(node)).remote(data)
         reply = loads(await self._await(ref, what, node.id))
+        return self._apply(ctx, reply, tool)
+
+    async def _run_chain(self, node: Node, ctx: NodeContext) -> NodeResult:
+        """This step and what follows it in its task's chain, as one Ray task (see ``_chain``)."""
+        from crewgraph.distributed._chain import ChainBatch
+        from crewgraph.distributed._chain_worker import ChainPayload
+
+        node, tool, payload = self._payload(node, ctx)
+        what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
+        options = self.executor.step_options(node)
+
+        def joins(other: Any) -> bool:
+            return ships(other) and self.executor.step_options(other) == options
+
+        chain: dict[str, Any] = {}
+        current = node.id
+        while (following := self._chain_nodes.get(current)) is not None and joins(following):
+            chain[current] = following
+            current = following.id
+        data = dumps_checked(self._pickler, ChainPayload(first=payload, chain=chain, options=options,
+                                                         executor=self.executor), what)
+        batch = ChainBatch(node.id, chain, joins, self._route, self._unroute)
+        self._live.add(batch)
+        batch.on_end = self._forget
+        self.executor.count_dispatch()
+        generator = self._chain_fn.options(**options).remote(data)
+        batch.start(generator, loads, lambda exc: self._failure(exc, what, node.id), self._cancel_ref)
+        reply = await batch.take(node.id, ctx)
+        if reply is None:
+            raise RuntimeError(f"{what}: its Ray task ended without running it")
+        return self._apply(ctx, reply, tool)
+
+    def _forget(self, batch: Any) -> None:
+        self._live.discard(batch)
+
+    def _route(self, nid: str, batch: Any) -> None:
+        self._index[nid] = batch
+
+    def _unroute(self, nid: str, batch: Any) -> None:
+        if self._index.get(nid) is batch:
+            del self._index[nid]
+
+    def _cancel_ref(self, ref: Any) -> None:
+        try:
+            self.ray.cancel(ref)
+        except Exception:  # finished meanwhile, or the cluster is gone: nothing left to stop
+            pass
+
+    def _apply(self, ctx: NodeContext, reply: Any, tool: Any) -> NodeResult:
+        """A worker's reply on the driver: its stream chunks, events (re-emitted here, in
+        order), tool-cache entries, tool uses and tokens; then its result or its error."""
+        state = ctx.state
         if reply.chunks and state.stream is not None:
             for chunk in reply.chunks:
                 state.stream(chunk)
@@ -218,6 +300,7 @@ class RaySession:
         what = f"flow method {getattr(node, 'method', node.id)!r}"
         payload = CallPayload(fn=fn, args=args, kwargs=kwargs, run_id=run_id, global_hooks=_global_hooks())
         data = dumps_checked(self._pickler, payload, what)
+        self.executor.count_dispatch()
         ref = self._call_fn.options(**self.executor.step_options(node)).remote(data)
         reply = loads(await self._await(ref, what, node.id))
         _apply_state(getattr(getattr(fn, "__self__", None), "state", None), reply.state_changes, reply.state_removed)
@@ -227,6 +310,14 @@ class RaySession:
         return reply.value
 
     async def _await(self, ref: Any, what: str, node_id: str) -> Any:
+        try:
+            return await await_ref(ref)
+        except Exception as exc:
+            raise self._failure(exc, what, node_id) from None
+
+    def _failure(self, exc: BaseException, what: str, node_id: str) -> BaseException:
+        """The error a step raises for a Ray error: a lost worker is a (retryable) WorkerLostError,
+        a task error its cause."""
         exceptions = self.ray.exceptions
         lost = tuple(
             getattr(exceptions, name)
@@ -234,23 +325,27 @@ class RaySession:
                          "OwnerDiedError", "ActorDiedError")
             if hasattr(exceptions, name)
         )
-        try:
-            return await await_ref(ref)
-        except lost as exc:
-            raise WorkerLostError(
+        if isinstance(exc, lost):
+            return WorkerLostError(
                 f"{what}: the Ray worker running it died before the step finished "
                 f"({type(exc).__name__}); the node is retried under its retry policy",
                 node_id=node_id,
-            ) from None
-        except exceptions.RayTaskError as exc:
+            )
+        if isinstance(exc, exceptions.RayTaskError):
             cause = getattr(exc, "cause", None)
             if isinstance(cause, BaseException):
-                raise cause from None
-            raise RuntimeError(f"{what} failed on a Ray worker: {exc}") from None
+                return cause
+            return RuntimeError(f"{what} failed on a Ray worker: {exc}")
+        return exc
 
     # ------------------------------------------------------------------ end of run
     def close(self) -> None:
-        """Copy hosted models' state back into the driver's objects, free the run's windows."""
+        """Stop the chains' Ray tasks still running; copy hosted models' state back into the
+        driver's objects, free the run's windows."""
+        live, self._live = self._live, set()
+        self._index.clear()
+        for batch in list(live):
+            batch.cancel()
         if self._host is None:
             return
         host, self._host = self._host, None

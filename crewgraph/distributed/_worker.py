@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["CallPayload", "CallReply", "StepPayload", "StepReply", "run_remote_call", "run_remote_step"]
+__all__ = ["CallPayload", "CallReply", "StepPayload", "StepReply", "one_step", "run_remote_call", "run_remote_step"]
 
 
 @dataclass
@@ -57,6 +57,10 @@ class StepReply:
     tool_uses: int = 0
     """How many uses of the node's tool the step counted (``max_usage_count`` is kept on the driver)."""
     pid: int = 0
+    node_id: str = ""
+    """The node this step was of (a task's chain run as one Ray task replies once per step)."""
+    stopped: bool = False
+    """A chain's marker, not a step: no further step of ``node_id`` comes from this Ray task."""
 
 
 @dataclass
@@ -104,6 +108,10 @@ def _loop() -> asyncio.AbstractEventLoop:
     global _LOOP
     if _LOOP is None or _LOOP.is_closed():
         _LOOP = asyncio.new_event_loop()
+    if _LOOP.is_running():
+        # Left "running" by a task Ray interrupted (``ray.cancel`` raises KeyboardInterrupt in
+        # the worker, and uvloop may not unwind): this thread is not inside it, so it is dead.
+        _LOOP = asyncio.new_event_loop()
     return _LOOP
 
 
@@ -117,49 +125,81 @@ def run_remote_step(data: bytes) -> bytes:
     """The Ray task: run one step described by ``data`` (a pickled StepPayload)."""
     _prepare_worker()
     from crewgraph._internal.run_context import run_scope
-    from crewgraph._internal.usage_scope import UsageTotal, usage_scope
     from crewgraph.distributed._pickling import loads
+
+    step: StepPayload = loads(data)
+    shared = _shared_state(step)
+    try:
+        with run_scope(step.run_id), _driver_hooks(step.global_hooks):
+            reply = _loop().run_until_complete(
+                one_step(step, shared, step.node, upstream=step.upstream, resume=step.resume,
+                         spawned=step.spawned, attempt=step.attempt, trigger=step.trigger))
+    finally:
+        _drain(step.memory)
+    reply.tool_cache = {k: v for k, v in shared.tool_cache.items() if k not in step.tool_cache}
+    return _dumps_reply(reply)
+
+
+def _shared_state(step: StepPayload) -> Any:
+    """The run state the steps of one Ray task share (their own copies of the driver's)."""
+    from crewgraph.graph.run_state import RunState
+
+    return RunState(tool_cache=dict(step.tool_cache), limiters=dict(step.limiters), extras=dict(step.extras))
+
+
+async def one_step(
+    step: StepPayload,
+    shared: Any,
+    node: Any,
+    *,
+    upstream: dict[str, Any],
+    resume: Any,
+    spawned: dict[str, Any],
+    attempt: int,
+    trigger: str | None,
+    results: dict[str, Any] | None = None,
+) -> StepReply:
+    """Run one step of ``node`` here, as the driver's scheduler would have called it: its
+    events, stream chunks, tokens and tool uses are kept in the reply, its error too."""
+    from crewgraph._internal.usage_scope import UsageTotal, usage_scope
     from crewgraph.graph.context import NodeContext
     from crewgraph.graph.run_state import RunState
 
-    step: StepPayload = loads(data)
     emit = _Collector()
     chunks: list[Any] = []
-    state = RunState(tool_cache=dict(step.tool_cache), limiters=dict(step.limiters), extras=dict(step.extras))
+    state = RunState(tool_cache=shared.tool_cache, limiters=shared.limiters, extras=shared.extras,
+                     lock=shared.lock)
     if step.streaming:
         state.stream = chunks.append
     ctx = NodeContext(
         run_id=step.run_id,
-        node_id=step.node.id,
+        node_id=node.id,
         inputs=step.inputs,
-        upstream=step.upstream,
-        results=MappingProxyType(step.results),
+        upstream=upstream,
+        results=MappingProxyType(step.results if results is None else results),
         llm=step.llm,
         memory=step.memory,
         emit=emit,
         state=state,
-        resume=step.resume,
-        spawned=step.spawned,
-        attempt=step.attempt,
-        trigger=step.trigger,
+        resume=resume,
+        spawned=spawned,
+        attempt=attempt,
+        trigger=trigger,
     )
-    reply = StepReply(pid=os.getpid())
-    tool = getattr(step.node, "tool", None)
+    reply = StepReply(pid=os.getpid(), node_id=node.id)
+    tool = getattr(node, "tool", None)
     uses_before = int(getattr(tool, "current_usage_count", 0) or 0)
     total = UsageTotal()
     try:
-        with run_scope(step.run_id), usage_scope(total), _driver_hooks(step.global_hooks):
-            reply.result = _loop().run_until_complete(step.node.run(ctx))
+        with usage_scope(total):
+            reply.result = await node.run(ctx)
     except BaseException as exc:
         reply.error = exc
-    finally:
-        _drain(step.memory)
     reply.events = emit.events
     reply.chunks = chunks
-    reply.tool_cache = {k: v for k, v in state.tool_cache.items() if k not in step.tool_cache}
     reply.usage = total.total()
     reply.tool_uses = int(getattr(tool, "current_usage_count", 0) or 0) - uses_before
-    return _dumps_reply(reply)
+    return reply
 
 
 def run_remote_call(data: bytes) -> bytes:

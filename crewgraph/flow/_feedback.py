@@ -118,10 +118,12 @@ def _b64(value: Any) -> str | None:
 
 
 async def resume_feedback(flow: Flow[Any], feedback: str) -> Any:
-    """Continue the run ``flow`` was loaded for (``from_pending``) with ``feedback``."""
-    from crewgraph.flow._resume import resume_run
-    from crewgraph.flow._run import kickoff_flow
-    from crewgraph.ids import new_run_id
+    """Continue the run ``flow`` was loaded for (``from_pending``) with ``feedback``, under the
+    lease on this pending feedback (``feedback:<flow_id>``; a journaled run's own lease is then
+    taken too): a second process resuming the same feedback waits or gets RunLeasedError, and
+    one that gets the lease after the first finds the feedback answered and runs nothing. A
+    store without lease support says so once (UnleasedStoreWarning) and runs unguarded."""
+    from crewgraph.flow._lease import take_feedback_lease
 
     context, store = flow._pending_context, flow._pending_store
     if context is None or store is None:
@@ -130,25 +132,42 @@ async def resume_feedback(flow: Flow[Any], feedback: str) -> Any:
             "(or continue a paused run with Flow.resume(run_id, answer))"
         )
     feedback = "" if feedback is None else str(feedback)
+    flow._pending_context = None
+    keeper = await take_feedback_lease(flow, store, context.flow_id)
+    try:
+        if keeper is not None and store.load_pending_feedback(context.flow_id) is None:
+            raise ValueError(f"the pending feedback of flow {context.flow_id!r} was already resumed by another "
+                             "process; nothing runs again")
+        result = await _resume(flow, store, context, feedback)
+        if not isinstance(result, HumanFeedbackPending):  # paused for feedback again: that is the pending one now
+            if keeper is not None:
+                keeper.verify()  # fenced: a process that lost the lease leaves the record to the new holder
+            store.clear_pending_feedback(context.flow_id)
+        return result
+    finally:
+        if keeper is not None:
+            keeper.release()
+
+
+async def _resume(flow: Flow[Any], store: FlowPersistence, context: PendingFeedbackContext, feedback: str) -> Any:
+    from crewgraph.flow._resume import resume_run
+    from crewgraph.flow._run import kickoff_flow
+    from crewgraph.ids import new_run_id
+
     method = context.method_name
     latest = store.latest_run(context.flow_id) if store.supports_runs else None
     waiting = [p for p in (latest or {}).get("pending") or [] if p.get("method") == method]
-    flow._pending_context = None
     if latest is not None and latest.get("status") == "paused" and waiting:
         answers = {str(p["key"]): feedback for p in waiting}
-        result = await resume_run(flow, None, str(latest["run_id"]), answers, store, None)
-    else:
-        key = f"{method}#1#0"  # the paused method is the run's first execution of it
-        output = _b64(context.method_output)
-        record: dict[str, Any] = {
-            "run_id": new_run_id(),
-            "flow_uuid": context.flow_id,
-            "answers": {key: feedback},
-            "entry": [method],
-            "prepared": [{"key": key, "output": output}] if output is not None else [],
-            "prepared_values": {f"{method}#1": context.method_output},
-        }
-        result = await kickoff_flow(flow, {"id": context.flow_id}, flow.max_method_calls, resume=record)
-    if not isinstance(result, HumanFeedbackPending):  # paused for feedback again: that is the pending one now
-        store.clear_pending_feedback(context.flow_id)
-    return result
+        return await resume_run(flow, None, str(latest["run_id"]), answers, store, None)
+    key = f"{method}#1#0"  # the paused method is the run's first execution of it
+    output = _b64(context.method_output)
+    record: dict[str, Any] = {
+        "run_id": new_run_id(),
+        "flow_uuid": context.flow_id,
+        "answers": {key: feedback},
+        "entry": [method],
+        "prepared": [{"key": key, "output": output}] if output is not None else [],
+        "prepared_values": {f"{method}#1": context.method_output},
+    }
+    return await kickoff_flow(flow, {"id": context.flow_id}, flow.max_method_calls, resume=record)

@@ -69,12 +69,17 @@ class Journal:
     """Saves state and completions of one run (a no-op without stores)."""
 
     def __init__(
-        self, flow: Flow[Any], run_id: str, stores: dict[str, tuple[Any, bool]], store: FlowPersistence | None
+        self, flow: Flow[Any], run_id: str, stores: dict[str, tuple[Any, bool]], store: FlowPersistence | None,
+        *, keeper: Any = None,
     ) -> None:
         self.flow = flow
         self.run_id = run_id
         self.stores = stores
         self.store = store
+        self.keeper = keeper
+        """The run's lease: a store that cannot fence its own writes (no ``fence``) has each
+        write checked through the lease backend first; once it is lost nothing more is saved."""
+        self._verify = keeper is not None and store is not None and not hasattr(store, "fence")
         self.seq = 0
         self.record_base: dict[str, Any] = {}
         self.initial: dict[str, Any] | None = None
@@ -107,8 +112,13 @@ class Journal:
             self.initial = state_to_dict(self.flow.state)
         self._save("running")
 
+    def _check(self) -> None:
+        if self._verify:
+            self.keeper.verify()
+
     def _save(self, status: str, **more: Any) -> None:
         assert self.store is not None
+        self._check()
         self.store.save_run(self.run_id, state_id(self.flow.state), {**self.record_base, "status": status, **more})
 
     def record(self, method: str, output: Any) -> None:
@@ -123,6 +133,7 @@ class Journal:
             if blob is None:
                 logger.warning("flow %r: output of %r cannot be stored (%s); it re-runs on resume",
                                self.flow.flow_name, method, why)
+            self._check()
             self.store.save_step(self.run_id, self.seq, method, blob or b"", flow_uuid, state)
             self.seq += 1
             if target is not None and target[0] is not self.store:
@@ -138,6 +149,7 @@ class Journal:
         )
         if self.store is not None:
             flow_uuid = state_id(self.flow.state)
+            self._check()
             if any("output" in p for p in paused.values()):
                 # A @human_feedback method's body completed (its output is kept and it does
                 # not run again): its state changes must be kept too.
@@ -157,7 +169,11 @@ class Journal:
 
     def finish(self, status: str, error: str | None = None, output: Any = None) -> None:
         """The run's final status; a completed run keeps its result (what a re-issued
-        ``run_key`` returns without running anything)."""
+        ``run_key`` returns without running anything). A failure is not recorded once the lease
+        was lost (the run's record is the new holder's); a completion then raises LeaseLostError
+        from the fenced write, so the late holder never reports success."""
+        if self.keeper is not None and self.keeper.lost and status != "completed":
+            return
         if self.store is not None:
             more: dict[str, Any] = {"error": error} if error else {}
             if status == "completed":

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from crewgraph.flow.flow import Flow
     from crewgraph.flow.persistence import FlowPersistence
 
-__all__ = ["flow_resource", "lease_settings", "take_flow_lease"]
+__all__ = ["fenced_journal", "flow_resource", "lease_settings", "take_flow_lease"]
 
 
 def flow_resource(run_id: str) -> str:
@@ -63,11 +65,64 @@ async def take_flow_lease(flow: Any, store: FlowPersistence, run_id: str) -> tup
     make = getattr(store, "lease_backend", None)
     backend = make() if callable(make) else None
     if backend is None:
+        warn_unleased(store, f"flow run {run_id!r}")
         return None, False
     seconds, wait = lease_settings(flow)
     keeper = await aacquire_lease(backend, resource, ttl=seconds, wait=wait, owns_backend=True,
                                   what=f"flow run {run_id!r} of {getattr(flow, 'flow_name', type(flow).__name__)!r}")
     return keeper, True
+
+
+@contextmanager
+def fenced_journal(store: Any, keeper: LeaseKeeper | None, run_id: str, flow: Any) -> Iterator[None]:
+    """Fence the journal writes of run ``run_id`` (its record and steps) and of its state (the
+    flow's state id) by ``keeper`` in a store that fences in its own transactions (SQLite); the
+    journal checks other stores' writes through the lease backend itself."""
+    fence = getattr(store, "fence", None)
+    if keeper is None or not callable(fence):
+        yield
+        return
+    from crewgraph.flow.state import state_id
+
+    with fence(run_id, keeper), fence(state_id(flow.state), keeper):
+        yield
+
+
+_WARNED: set[type] = set()
+
+
+def warn_unleased(store: Any, what: str) -> None:
+    """Say once per store class that it cannot lease, so ``what`` runs unguarded."""
+    kind = type(store)
+    if kind in _WARNED:
+        return
+    _WARNED.add(kind)
+    import warnings
+
+    from crewgraph.checkpoint.lease import UnleasedStoreWarning
+
+    warnings.warn(
+        f"{kind.__name__} cannot lease flow runs (it has no lease_backend()), so {what} and any other run it "
+        "keeps are not guarded: two processes resuming the same run or pending feedback could both run the "
+        "methods after it. Give the class a lease_backend() returning a LeaseBackend (for instance "
+        "crewgraph.checkpoint.SQLiteLeases(path) on a file every process sees), or use "
+        "SQLiteFlowPersistence; filter UnleasedStoreWarning if only one process ever resumes its runs.",
+        UnleasedStoreWarning, stacklevel=3)
+
+
+async def take_feedback_lease(flow: Any, store: Any, flow_id: str) -> LeaseKeeper | None:
+    """The lease on the pending feedback of state ``flow_id`` in a store without a run journal
+    (``feedback:<flow_id>``), or None when the store cannot lease (said once per class)."""
+    from crewgraph.checkpoint.lease import aacquire_lease
+
+    make = getattr(store, "lease_backend", None)
+    backend = make() if callable(make) else None
+    if backend is None:
+        warn_unleased(store, f"the pending feedback of flow {flow_id!r}")
+        return None
+    seconds, wait = lease_settings(flow)
+    return await aacquire_lease(backend, f"feedback:{flow_id}", ttl=seconds, wait=wait, owns_backend=True,
+                                what=f"the pending feedback of flow {flow_id!r} ({type(flow).__name__})")
 
 
 def inputs_fingerprint(inputs: dict[str, Any] | None) -> str:

@@ -137,7 +137,11 @@ async def _kickoff_flow(
     if journal_store is not None and keeper is None:
         keeper, owns = await take_flow_lease(flow, journal_store, run_id)
     try:
-        return await _execute(flow, inputs, limit, resume, stores, journal_store, graph, run_id, payload)
+        from crewgraph.flow._lease import fenced_journal
+
+        with fenced_journal(journal_store, keeper, run_id, flow):  # a process that lost the lease writes nothing
+            return await _execute(flow, inputs, limit, resume, stores, journal_store, graph, run_id, payload,
+                                  keeper)
     finally:
         if owns:
             keeper.release()
@@ -146,14 +150,15 @@ async def _kickoff_flow(
 async def _execute(
     flow: Flow[Any], inputs: dict[str, Any], limit: int | None, resume: dict[str, Any] | None,
     stores: dict[str, tuple[Any, bool]], journal_store: Any, graph: Any, run_id: str, payload: Any,
+    keeper: Any = None,
 ) -> Any:
-    """One run of the compiled ``graph`` as ``run_id`` (under its lease when journaled)."""
+    """One run of the compiled ``graph`` as ``run_id`` (under its lease ``keeper`` when journaled)."""
     from crewgraph.runtime import Scheduler
 
     name = flow.flow_name
     frs = FlowRunState(flow_name=name, max_calls=limit, state_of=lambda: flow.state, trigger_payload=payload,
                         flow=flow)
-    journal = Journal(flow, run_id, stores, journal_store)
+    journal = Journal(flow, run_id, stores, journal_store, keeper=keeper)
     if journal_store is not None:
         frs.pausable = True
         if resume is not None:

@@ -9,6 +9,11 @@ The default store is :class:`SQLiteFlowPersistence` (stdlib ``sqlite3``) at
 ``$CREWGRAPH_STORAGE_DIR/flow_states.db``, else ``./.crewgraph/flow_states.db``.
 The path is resolved, and the file created, on first save or load, so merely
 decorating a class touches no disk.
+
+On PostgreSQL (many processes or machines sharing flow runs) the store is
+:class:`~crewgraph.flow._postgres_persistence.PostgresFlowPersistence`:
+``@persist("postgresql://...")``, or ``$CREWGRAPH_STORE_URL`` for the default store;
+:func:`flow_persistence` opens either kind from a path or URL.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ __all__ = [
     "FlowPersistence",
     "SQLiteFlowPersistence",
     "default_db_path",
+    "flow_persistence",
     "persist",
     "resolve_class_store",
 ]
@@ -160,8 +166,14 @@ class SQLiteFlowPersistence(FlowPersistence):
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _ready: set[Path] = PrivateAttr(default_factory=set)
+    _fences: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def __init__(self, db_path: str | Path | None = None, **data: Any) -> None:
+        from crewgraph.checkpoint.location import display, is_store_url
+
+        if is_store_url(db_path):
+            raise ValueError(f"SQLiteFlowPersistence takes a file path, not the URL {display(str(db_path))!r}: "
+                             "for PostgreSQL use PostgresFlowPersistence(url), @persist(url) or flow_persistence(url)")
         given = Path(db_path).expanduser() if db_path is not None else None
         super().__init__(db_path=given, **data)
 
@@ -197,6 +209,35 @@ class SQLiteFlowPersistence(FlowPersistence):
         from crewgraph.checkpoint._sqlite_leases import SQLiteLeases
 
         return SQLiteLeases(self._ensure())
+
+    @contextmanager
+    def fence(self, key: str, keeper: Any) -> Iterator[None]:
+        """Inside the block, writes for ``key`` (a run id or a state id) check in their own
+        transaction that ``keeper``'s lease is still held (:mod:`crewgraph.checkpoint.lease`,
+        fencing): a process that lost it cannot save over the new holder's work."""
+        if keeper is None:
+            yield
+            return
+        previous = self._fences.get(key)
+        self._fences[key] = keeper
+        try:
+            yield
+        finally:
+            if previous is None:
+                self._fences.pop(key, None)
+            else:
+                self._fences[key] = previous
+
+    def _fenced(self, conn: Any, path: Path, key: str) -> None:
+        """Open the write transaction and refuse it (LeaseLostError) when ``key``'s lease was lost."""
+        keeper = self._fences.get(key)
+        if keeper is None:
+            return
+        from crewgraph.checkpoint._sqlite_leases import check_fence
+
+        if not conn.in_transaction:
+            conn.execute("BEGIN IMMEDIATE")  # the check and the write in one transaction
+        check_fence(conn, keeper, path)
 
     def init_db(self) -> None:
         path = self.db_path
@@ -248,6 +289,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         text = json.dumps(data, default=str)
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
+            self._fenced(conn, path, flow_uuid)
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, method_name, datetime.now(UTC).isoformat(), text),
@@ -279,6 +321,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         now = datetime.now(UTC).isoformat()
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
+            self._fenced(conn, path, flow_uuid)
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, context.method_name, now, state_text),
@@ -316,6 +359,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         text = json.dumps({**record, "run_id": run_id, "flow_uuid": flow_uuid}, default=str)
         path = self._ensure()
         with self._lock, self._connect(path) as conn:
+            self._fenced(conn, path, run_id)
             conn.execute(
                 "INSERT OR REPLACE INTO flow_runs (run_id, flow_uuid, updated, record_json) VALUES (?, ?, ?, ?)",
                 (run_id, flow_uuid, datetime.now(UTC).isoformat(), text),
@@ -343,6 +387,7 @@ class SQLiteFlowPersistence(FlowPersistence):
         text = json.dumps(data, default=str)
         path = self._ensure()
         with self._lock, self._connect(path) as conn:  # one transaction: state and step together
+            self._fenced(conn, path, run_id)
             conn.execute(
                 "INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                 (flow_uuid, method, datetime.now(UTC).isoformat(), text),
@@ -376,18 +421,53 @@ class SQLiteFlowPersistence(FlowPersistence):
 
 
 _shared: SQLiteFlowPersistence | None = None
+_shared_pg: dict[str, FlowPersistence] = {}
 
 
-def _default() -> SQLiteFlowPersistence:
+def _default() -> FlowPersistence:
+    """The store of flows given none: ``$CREWGRAPH_STORE_URL``'s PostgreSQL, else the default SQLite file."""
     global _shared
+    from crewgraph.checkpoint.location import env_store_url
+
+    url = env_store_url()
+    if url is not None:
+        if url not in _shared_pg:
+            _shared_pg[url] = flow_persistence(url)
+        return _shared_pg[url]
     if _shared is None:
         _shared = SQLiteFlowPersistence()
     return _shared
 
 
+def flow_persistence(location: str | Path | None = None) -> FlowPersistence:
+    """The flow store at ``location``: a ``postgresql://`` URL (``PostgresFlowPersistence``), a
+    SQLite file path, or None (``$CREWGRAPH_STORE_URL``, else the default file)."""
+    from crewgraph.checkpoint.location import env_store_url, is_store_url
+
+    location = env_store_url() if location is None else location
+    if is_store_url(location):
+        from crewgraph.flow._postgres_persistence import PostgresFlowPersistence
+
+        return PostgresFlowPersistence(str(location))
+    return SQLiteFlowPersistence(location)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PostgresFlowPersistence":  # its module imports this one
+        from crewgraph.flow._postgres_persistence import PostgresFlowPersistence
+
+        return PostgresFlowPersistence
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def persist(persistence: Any = None, verbose: bool = False) -> Any:
-    """Persist flow state after methods run: ``@persist``, ``@persist()`` or
-    ``@persist(SQLiteFlowPersistence("path.db"))``, on a Flow class or on a method."""
+    """Persist flow state after methods run: ``@persist``, ``@persist()``,
+    ``@persist(SQLiteFlowPersistence("path.db"))`` or ``@persist("postgresql://...")``, on a
+    Flow class or on a method."""
+    from crewgraph.checkpoint.location import is_store_url
+
+    if is_store_url(persistence):
+        persistence = flow_persistence(persistence)
     if persistence is not None and not isinstance(persistence, FlowPersistence):
         if isinstance(persistence, type) or callable(persistence):
             return _apply(persistence, None, verbose)  # bare @persist

@@ -27,7 +27,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crewgraph.checkpoint.batch_store import (
@@ -35,8 +34,10 @@ from crewgraph.checkpoint.batch_store import (
     RunTransfer,
     input_fingerprint,
     inputs_digest,
+    item_key,
 )
 from crewgraph.checkpoint.config import CheckpointConfig, default_checkpoint_path
+from crewgraph.checkpoint.location import Location, env_store_url, location_of, open_batch_store
 from crewgraph.checkpoint.setup import coerce_config, owner_name
 from crewgraph.distributed._batch_types import BatchResult
 from crewgraph.errors import BatchError, CheckpointError
@@ -64,7 +65,7 @@ class ItemRunner(Protocol):
 class LocalItemRunner:
     """Runs an input on this event loop with the normal scheduler, checkpointing to ``path``."""
 
-    def __init__(self, path: Path | None, concurrency: int) -> None:
+    def __init__(self, path: Location | None, concurrency: int) -> None:
         self.path = path
         self.concurrency = concurrency
 
@@ -102,8 +103,9 @@ class BatchPlan:
     """The store's lease backend: each input is leased while this process runs it."""
 
     @property
-    def path(self) -> Path | None:
-        return None if self.store is None else self.store.path
+    def path(self) -> Location | None:
+        """The store's location (a SQLite path or the PostgreSQL URL)."""
+        return None if self.store is None else location_of(self.store)
 
 
 def check_inputs(inputs: Any) -> list[dict[str, Any]]:
@@ -134,8 +136,8 @@ def open_batch(crew: CrewSpec, inputs: list[dict[str, Any]], from_checkpoint: An
             "kickoff_for_each(from_checkpoint=...) takes a batch id, True (the latest unfinished batch "
             f"over the same inputs) or None, not {type(from_checkpoint).__name__}"
         )
-    path = own.path if own is not None else default_checkpoint_path()
-    store = BatchStore(path)
+    path = own.location if own is not None else (env_store_url() or default_checkpoint_path())
+    store: BatchStore = open_batch_store(path)
     try:
         plan = _plan(store, name, inputs, from_checkpoint)
         plan.config = own or CheckpointConfig(path=path)
@@ -153,7 +155,7 @@ def _plan(store: BatchStore, name: str, inputs: list[dict[str, Any]], from_check
         from crewgraph.checkpoint.run_keys import claim_run_key
         from crewgraph.ids import new_run_id
 
-        batch_id = claim_run_key(store.path, f"batch:{name}", from_checkpoint.run_key, new_run_id(),
+        batch_id = claim_run_key(location_of(store), f"batch:{name}", from_checkpoint.run_key, new_run_id(),
                                  inputs_digest(fingerprints))
         store.create_batch(name, fingerprints, batch_id=batch_id)  # unless the key's batch exists
         from_checkpoint = batch_id
@@ -190,7 +192,7 @@ async def run_batch(
     crew: CrewSpec,
     inputs: Any,
     *,
-    make_runner: Callable[[Path | None], ItemRunner] | None = None,
+    make_runner: Callable[[Location | None], ItemRunner] | None = None,
     max_concurrency: int | None = None,
     from_checkpoint: Any = None,
     local_concurrency: int = LOCAL_ASYNC_CONCURRENCY,
@@ -277,7 +279,7 @@ async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: i
     from crewgraph.checkpoint.lease import RunLeasedError, aacquire_lease
 
     config = plan.config or CheckpointConfig()
-    resource = f"batch:{plan.batch_id}:{index}"
+    resource = item_key(plan.batch_id, index)
     try:
         keeper = await aacquire_lease(plan.leases, resource, ttl=config.lease_seconds,
                                       wait=config.lease_wait if wait else 0.0,
@@ -291,7 +293,9 @@ async def _run_one(crew: CrewSpec, plan: BatchPlan, runner: ItemRunner, index: i
     try:
         if plan.store.item_status(plan.batch_id, index) == "completed":
             return await _restore(crew, plan, index)  # another process finished it meanwhile
-        return await _run_leased(crew, plan, runner, index)
+        # fenced: a process that lost this input's lease records neither its output nor a failure
+        with plan.store.fence(resource, keeper):
+            return await _run_leased(crew, plan, runner, index)
     finally:
         keeper.release()
 
@@ -332,7 +336,7 @@ async def _restore(crew: CrewSpec, plan: BatchPlan, index: int) -> BatchResult:
         from crewgraph.runner import run_crew
 
         output = await run_crew(crew, plan.inputs[index],
-                                from_checkpoint=CheckpointConfig(path=plan.store.path, run_id=run_id))
+                                from_checkpoint=CheckpointConfig(path=location_of(plan.store), run_id=run_id))
     return BatchResult(index, plan.inputs[index], output, None, run_id, plan.batch_id, restored=True)
 
 

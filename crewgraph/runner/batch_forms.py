@@ -11,9 +11,9 @@ each input runs on a pool of Ray worker actors (see :mod:`crewgraph.runner.batch
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.checkpoint.location import Location
 from crewgraph.distributed._batch_iter import BatchRun
 from crewgraph.distributed._batch_types import BatchResult
 from crewgraph.runner.batch import (
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["for_each_async", "for_each_iter", "for_each_sync"]
 
 
-def _make_runner(executor: Any, local_concurrency: int) -> Callable[[Path | None], ItemRunner]:
+def _make_runner(executor: Any, local_concurrency: int) -> Callable[[Location | None], ItemRunner]:
     if executor is None:
         return lambda path: LocalItemRunner(path, local_concurrency)
     from crewgraph.runner.batch_ray import ray_item_runner

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from crewgraph.checkpoint.batch_store import BatchStore, RunTransfer
 from crewgraph.checkpoint.config import CheckpointConfig
+from crewgraph.checkpoint.location import Location
 from crewgraph.errors import ConfigurationError, CrewGraphError
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ class RayItemRunner:
     there; after that they fail (and a resume runs them again).
     """
 
-    def __init__(self, executor: Any, path: Path | None) -> None:
+    def __init__(self, executor: Any, path: Location | None) -> None:
         self.executor = executor
         self.path = path
         connect = getattr(executor, "connect", None)
@@ -258,5 +259,5 @@ class RayItemRunner:
         self._crews.clear()
 
 
-def ray_item_runner(executor: Any, path: Path | None) -> RayItemRunner:
+def ray_item_runner(executor: Any, path: Location | None) -> RayItemRunner:
     return RayItemRunner(executor, path)

@@ -125,13 +125,35 @@ async def _run_resolved(
     boundary: Any,
     from_checkpoint: Any,
 ) -> CrewOutput:
-    from crewgraph.runtime import Scheduler
-
     inputs = checkpoint.inputs if checkpoint.inputs is not None else inputs
     # Inside a flow run, share the flow's run id so its events include the crew's
     # (not when checkpointing: the checkpoint store is keyed by the crew's own run).
     parent = current_run_id() if checkpoint.store is None else None
     run_id = checkpoint.run_id or parent or new_run_id()
+    if checkpoint.store is None or checkpoint.lease is None:  # nothing to fence (crewgraph.checkpoint unloaded)
+        return await _run_fenced(crew, inputs, checkpoint, run_id, on_chunk=on_chunk, plan_hook=plan_hook,
+                                 executor=executor, boundary=boundary, from_checkpoint=from_checkpoint)
+    from crewgraph.checkpoint.setup import fenced_run
+
+    with fenced_run(checkpoint, run_id):  # a process that lost the lease writes nothing more
+        return await _run_fenced(crew, inputs, checkpoint, run_id, on_chunk=on_chunk, plan_hook=plan_hook,
+                                 executor=executor, boundary=boundary, from_checkpoint=from_checkpoint)
+
+
+async def _run_fenced(
+    crew: CrewSpec,
+    inputs: dict[str, Any],
+    checkpoint: Any,
+    run_id: str,
+    *,
+    on_chunk: Callable[[StreamChunk], None] | None,
+    plan_hook: PlanHook | None,
+    executor: Any,
+    boundary: Any,
+    from_checkpoint: Any,
+) -> CrewOutput:
+    from crewgraph.runtime import Scheduler
+
     graph = compile_plan(crew, inputs)
     if plan_hook is not None:
         plan_hook(graph)
@@ -194,7 +216,7 @@ async def _run_resolved(
     def finish(node: Node, task: Any, output: TaskOutput) -> Any:
         from crewgraph.runner.task_stats import record_task_stats
 
-        record_task_stats(task, output, plans_by_final.get(node.id), scheduler.records)
+        record_task_stats(task, output, plans_by_final.get(node.id), scheduler.records, scheduler._spawned_by)
         task_done(crew, task, output, inputs, run_id)
         if writer is not None:
             writer.write_checkpoint("task_completed", output.name or task.display_name())

@@ -179,16 +179,19 @@ async def resume_crew(
     from pathlib import Path
 
     from crewgraph.checkpoint.config import CheckpointConfig
+    from crewgraph.checkpoint.location import is_store_url
     from crewgraph.checkpoint.setup import coerce_config, hold_run
-    from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
     from crewgraph.runner.crew_run import run_crew
     from crewgraph.runner.resume import crew_from_checkpoint
 
     own = coerce_config(crew.checkpoint) if crew is not None else None
-    config = CheckpointConfig(path=Path(path)) if path is not None else (own or CheckpointConfig())
-    if not config.path.is_file():
-        raise CheckpointError(f"no crew run {run_ref!r}: there is no checkpoint database at {str(config.path)!r}")
-    with SQLiteCheckpointStore(config.path) as store:
+    if path is not None:
+        config = CheckpointConfig(path=str(path) if is_store_url(path) else Path(path))
+    else:
+        config = own or CheckpointConfig()
+    if not config.store_exists():
+        raise CheckpointError(f"no crew run {run_ref!r}: there is no checkpoint database at {config.where!r}")
+    with config.open_store() as store:
         run_id = store.resolve_run_id(run_ref)
         # Own the run before answering: a second answer to the same review must not run it again.
         with hold_run(store, run_id, config, what=f"crew run {run_id!r}"):

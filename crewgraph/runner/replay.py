@@ -86,12 +86,12 @@ async def _replay_checkpointed(crew: CrewSpec, config: Any, task_id: str, inputs
     from crewgraph.runner import run_crew
 
     name = owner_name(crew)
-    if not config.path.is_file():
-        raise ReplayError(f"no kickoff of crew {name!r} to replay: {config.path} does not exist yet")
+    if not config.store_exists():
+        raise ReplayError(f"no kickoff of crew {name!r} to replay: {config.where} does not exist yet")
     with config.open_store() as store:
         source = store.latest_run(name=name)
         if source is None:
-            raise ReplayError(f"no kickoff of crew {name!r} to replay in {config.path}; kick it off first")
+            raise ReplayError(f"no kickoff of crew {name!r} to replay in {config.where}; kick it off first")
         stored = source.meta.get("inputs")
         data = dict(inputs) if inputs is not None else dict(stored) if isinstance(stored, dict) else {}
         graph = compile_plan(crew, data or None)

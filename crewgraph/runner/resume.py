@@ -109,9 +109,10 @@ def _resolve_crew(
     held: tuple[Any, bool] | None = None
     if request is not None and request.run_key is not None:  # the caller's key names the run
         from crewgraph.checkpoint.batch_store import input_fingerprint
+        from crewgraph.checkpoint.location import location_of
         from crewgraph.checkpoint.run_keys import claim_run_key
 
-        run_id = claim_run_key(store.path, f"crew:{name}", request.run_key, new_run_id(), input_fingerprint(inputs))
+        run_id = claim_run_key(location_of(store), f"crew:{name}", request.run_key, new_run_id(), input_fingerprint(inputs))
         # Own it before looking: of two processes given the key at once, one creates the run.
         held = lease_run(store, run_id, config, what=f"crew run {run_id!r} of {name!r} (run_key {request.run_key!r})")
         leased.append(ResolvedCheckpoint(lease=held[0], owns_lease=held[1]))

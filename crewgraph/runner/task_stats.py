@@ -8,7 +8,7 @@ spawned (a delegation or a question, as CrewAI counts both).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -20,8 +20,11 @@ _COWORKER_MODES = (".delegate.", ".ask.")
 
 
 def record_task_stats(task: Any, output: Any, plan: Mapping[str, Any] | None,
-                      records: Mapping[str, RunRecord]) -> None:
-    """Feed ``task``'s run state from ``plan`` (the compiled task's node ids) and ``records``."""
+                      records: Mapping[str, RunRecord],
+                      children_of: Callable[[str], list[str]] | None = None) -> None:
+    """Feed ``task``'s run state from ``plan`` (the compiled task's node ids) and ``records``.
+    ``children_of`` (the scheduler's ids of the nodes a node spawned) spares a scan of every
+    record of the run per task, which made a crew's task bookkeeping O(N^2)."""
     if not hasattr(task, "record_times"):
         return
     started = None
@@ -35,6 +38,10 @@ def record_task_stats(task: Any, output: Any, plan: Mapping[str, Any] | None,
     if plan is None:
         return
     agent_step = str(plan["agent"])
-    for rec in records.values():
+    if children_of is not None:
+        spawned = [rec for nid in children_of(agent_step) if (rec := records.get(nid)) is not None]
+    else:
+        spawned = [rec for rec in records.values() if rec.parent == agent_step]
+    for rec in spawned:
         if rec.parent == agent_step and any(m in rec.node_id for m in _COWORKER_MODES):
             task.increment_delegations(rec.label.split(": ", 1)[0] or None)

@@ -11,11 +11,14 @@ An executor is given to a run as ``Scheduler(executor=...)`` (``Crew(executor=..
 scheduler calls ``prepare(graph, ...)`` once -- the place to connect, and to refuse,
 before any token is spent, what cannot be run there -- and gets a session back; each
 step then goes through ``session.run_step(node, ctx)``, and ``session.close()`` ends
-the run. :class:`crewgraph.distributed.RayExecutor` is the one other executor.
+the run. ``prepare`` is also given the run's *chains* (a task's nodes that run one
+after another): an executor may compute a chain in one round trip, but the scheduler
+still calls ``run_step`` for each step, in order, and owns what follows from it. :class:`crewgraph.distributed.RayExecutor` is the one other executor.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -43,8 +46,20 @@ class StepSession(Protocol):
 class StepExecutor(Protocol):
     """A policy for where node steps run (see the module docstring)."""
 
-    def prepare(self, graph: ExecutionGraph, *, state: Any = None, memory: Any = None, llm: Any = None) -> StepSession:
-        """Start a run of ``graph``: connect, check what the steps need, return the session."""
+    def prepare(
+        self,
+        graph: ExecutionGraph,
+        *,
+        state: Any = None,
+        memory: Any = None,
+        llm: Any = None,
+        chains: Mapping[str, str] | None = None,
+    ) -> StepSession:
+        """Start a run of ``graph``: connect, check what the steps need, return the session.
+
+        ``chains`` (node id -> the node of the same task that runs right after it, only
+        because of it) lets an executor that pays per step compute a chain's steps in one
+        go; it must still answer each ``run_step`` call as that step alone would."""
         ...
 
 

@@ -24,7 +24,9 @@ Semantics
   ``RunResult.paused`` naming the waiting nodes.
 - With an ``executor`` (:mod:`crewgraph.runtime.executor`), each step runs where it
   says (a Ray worker); everything above still happens here, so the outputs, the
-  executed graph and the checkpoints do not depend on the executor.
+  executed graph and the checkpoints do not depend on the executor. The executor is
+  told which nodes of a task form a chain (:mod:`crewgraph.runtime._chains`) and may
+  compute a chain's steps in one go; the scheduler still runs each of its nodes.
 - Events no handler listens to are neither built nor stamped; a node can ask
   ``ctx.emit.wants(EventType)`` before building one (the emitter is a ``_NodeEmitter``).
 """
@@ -217,7 +219,12 @@ class Scheduler:
         self._sem = asyncio.Semaphore(self.max_concurrency)
         if self.executor is not None:
             # Before anything is recorded or a token spent: connect, refuse what cannot run there.
-            session = self.executor.prepare(self.graph, state=self.state, memory=self.memory, llm=self.llm)
+            from crewgraph.runtime._chains import task_chains
+
+            plan = self.plan
+            chains = task_chains(self.graph.digraph, plan.preds, plan.succs, plan.join, plan.entry, self.restored)
+            session = self.executor.prepare(self.graph, state=self.state, memory=self.memory, llm=self.llm,
+                                            chains=chains)
             self._step = session.run_step
             try:
                 return await self._run()
@@ -250,10 +257,10 @@ class Scheduler:
                 raise self._error
         except asyncio.CancelledError:
             await self._cancel_all()
-            self._finish_checkpoint("cancelled", "cancelled")
+            self._finish_failed_checkpoint("cancelled", "cancelled")
             raise
         except BaseException as exc:
-            self._finish_checkpoint("failed", str(exc))
+            self._finish_failed_checkpoint("failed", str(exc))
             if isinstance(exc, CrewGraphError):
                 exc.run_id = self.run_id  # type: ignore[attr-defined]
                 exc.run_graph = self.run_graph("failed", str(exc))  # type: ignore[attr-defined]
@@ -340,6 +347,18 @@ class Scheduler:
     def _finish_checkpoint(self, status: str, error: str | None) -> None:
         if self.checkpointer is not None:
             self.checkpointer.finish_run(self.run_id, status=status, error=error)
+
+    def _finish_failed_checkpoint(self, status: str, error: str | None) -> None:
+        """The end of a failed or cancelled run in the store; when this process lost the run's
+        lease (a fenced write refused) nothing is written: the new holder owns the record."""
+        if self.checkpointer is None:
+            return
+        from crewgraph.checkpoint.lease import LeaseLostError
+
+        try:
+            self._finish_checkpoint(status, error)
+        except LeaseLostError:
+            return
 
     async def _cancel_all(self) -> None:
         for t in self._tasks:

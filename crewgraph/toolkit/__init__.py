@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from crewgraph._internal import crewai_paths
 from crewgraph.toolkit.code_interpreter_tool import CodeExecutionResult, CodeInterpreterTool
 from crewgraph.toolkit.directory_read_tool import DirectoryReadTool
 from crewgraph.toolkit.file_read_tool import FileReadTool
@@ -116,6 +117,7 @@ _HOSTED_TOOLS = {
     "SnowflakeConfig": "crewgraph.toolkit.snowflake_tool",
     "SnowflakeSearchTool": "crewgraph.toolkit.snowflake_tool",
     "SpiderTool": "crewgraph.toolkit.spider_tool",
+    "StagehandTool": "crewgraph.toolkit.stagehand_tool",
     "TavilyExtractorTool": "crewgraph.toolkit.tavily_tools",
     "TavilyGetResearchTool": "crewgraph.toolkit.tavily_tools",
     "TavilyResearchTool": "crewgraph.toolkit.tavily_tools",
@@ -223,6 +225,7 @@ __all__ = [
     "SnowflakeConfig",
     "SnowflakeSearchTool",
     "SpiderTool",
+    "StagehandTool",
     "TavilyExtractorTool",
     "TavilyGetResearchTool",
     "TavilyResearchTool",
@@ -239,52 +242,9 @@ __all__ = [
 ]
 
 
-_NOT_PROVIDED = {
-    "CrewaiPlatformTools": "it loads the actions of a CrewAI AMP (crewai.com) account",
-    "EnterpriseActionTool": "it runs an action of a CrewAI AMP (crewai.com) account",
-    "GenerateCrewaiAutomationTool": "it asks CrewAI AMP (crewai.com) to generate a hosted automation",
-    "InvokeCrewAIAutomationTool": "it starts a crew deployed on CrewAI AMP (crewai.com)",
-}
-"""crewai_tools names crewgraph does not provide: their only endpoint is CrewAI's hosted platform."""
-
-_INSTEAD = (
-    "crewgraph runs crews locally and has no client of that service. Use the crew itself (Crew.kickoff), "
-    "a crewgraph.tools.BaseTool or @tool that calls your own service, or MCPServerAdapter for a hosted "
-    "tool server (see docs/porting.md)."
-)
-
-_NO_SERVER_HERE = (
-    "its only protocol is {what}, and no {server} can run on crewgraph's test machines, so a client of it "
-    "could not be tested against the real thing or an honest stand-in (docs/porting.md). {instead}"
-)
-
-_NOT_YET = {
-    "CouchbaseFTSVectorSearchTool": _NO_SERVER_HERE.format(
-        what="the couchbase SDK's cluster connection (its KV bootstrap, then the Search service)",
-        server="Couchbase Server",
-        instead="Use QdrantVectorSearchTool or MongoDBVectorSearchTool, or wrap your own couchbase client's "
-        "scope.search(...) in a crewgraph.tools.BaseTool."),
-    "DB2VectorSearchTool": _NO_SERVER_HERE.format(
-        what="IBM Db2's DRDA protocol through ibm_db's CLI driver", server="Db2 server",
-        instead="Use NL2SQLTool with a SQLAlchemy Db2 URL (ibm_db_sa), "
-        "or wrap ibm_db's VECTOR_DISTANCE query in a crewgraph.tools.BaseTool."),
-    "OracleVectorSearchTool": _NO_SERVER_HERE.format(
-        what="Oracle Net (TNS) through python-oracledb", server="Oracle Database 23ai",
-        instead="Use NL2SQLTool with an oracle+oracledb:// SQLAlchemy URL, or wrap your oracledb VECTOR_DISTANCE "
-        "query in a crewgraph.tools.BaseTool."),
-    "StagehandTool": (
-        "Stagehand's browser automation needs its SDK, a Browserbase session and an LLM together, which "
-        "crewgraph does not wrap yet. Use SeleniumScrapingTool (a local headless Chromium), BrowserbaseLoadTool, "
-        "or Browserbase's Stagehand MCP server through MCPServerAdapter (see docs/porting.md)."
-    ),
-}
-_NOT_YET.update({
-    "DB2ToolSchema": _NOT_YET["DB2VectorSearchTool"],
-    "OracleToolSchema": _NOT_YET["OracleVectorSearchTool"],
-    "OracleVectorSearchConfig": _NOT_YET["OracleVectorSearchTool"],
-    "OracleVectorSearchQueryConfig": _NOT_YET["OracleVectorSearchTool"],
-})
-"""crewai_tools names crewgraph has no client of yet, and what to use instead."""
+_ABSENT = crewai_paths.ABSENT["crewgraph.toolkit"]
+"""crewai_tools names crewgraph deliberately lacks, and why (the path table's, see docs/porting.md):
+CrewAI's hosted-platform tools, and database tools no test machine can run the server of."""
 
 _ELSEWHERE = {"MCPServerAdapter": "crewgraph.tools.mcp"}
 """crewai_tools names whose code lives in another crewgraph package (loaded on first access)."""
@@ -301,11 +261,9 @@ def __getattr__(name: str) -> Any:
             stacklevel=2,
         )
         return getattr(importlib.import_module("crewgraph.tools"), name)
-    if name in _NOT_PROVIDED:
-        raise ImportError(f"crewgraph.toolkit does not provide {name}: {_NOT_PROVIDED[name]}. {_INSTEAD}",
+    if name in _ABSENT:
+        raise ImportError(f"crewgraph.toolkit does not provide {name}: {_ABSENT[name]} (see docs/porting.md)",
                           name=name, path=__file__)
-    if name in _NOT_YET:
-        raise ImportError(f"crewgraph.toolkit does not provide {name} yet: {_NOT_YET[name]}", name=name, path=__file__)
     module_name = _HOSTED_TOOLS.get(name) or _ELSEWHERE.get(name)
     if module_name is not None:
         value = getattr(importlib.import_module(module_name), name)

@@ -149,7 +149,7 @@ class Actions:
                                 run_id=full)
 
     def fork(self, run_id: str, node_id: str, branch: str | None, inputs: dict[str, Any]) -> tuple[str, Any]:
-        from crewgraph.checkpoint import SQLiteCheckpointStore
+        from crewgraph.checkpoint.location import open_checkpoint_store
 
         run = self._run(run_id)
         if run["store"] != "checkpoints":
@@ -161,7 +161,7 @@ class Actions:
         if node_id not in plan:
             raise ApiError(422, f"node {node_id!r} is not in the plan of {run['name']!r}", "node_id")
         exclude = _descendants(plan, node_id)
-        with SQLiteCheckpointStore(self.settings.checkpoint_db()) as store:
+        with open_checkpoint_store(self.settings.checkpoint_db()) as store:
             new_id = store.fork(run["run_id"], branch or f"fork:{node_id}", exclude=exclude)
         obj = found.obj
         job = self.live.submit("fork", run["name"],

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from crewgraph.checkpoint.location import Location
 from crewgraph.graph.digraph import Digraph
 from crewgraph.graph.run_record import RunGraph, RunRecord
 
@@ -57,8 +58,8 @@ def _saved_only(run: dict[str, Any], saved: dict[str, Any]) -> RunGraph:
                     inputs=run.get("inputs"))
 
 
-def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
-    from crewgraph.checkpoint import SQLiteCheckpointStore
+def _crew_graph(run: dict[str, Any], db: Location, registry: Any) -> RunGraph:
+    from crewgraph.checkpoint.location import open_checkpoint_store
     from crewgraph.cli._errors import UserError
     from crewgraph.cli._rungraph import run_graph_from_checkpoint
     from crewgraph.errors import CrewGraphError
@@ -69,7 +70,7 @@ def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
         plan = found.obj.compile(run["inputs"]) if run["inputs"] else found.obj.compile()
     except (UserError, CrewGraphError, ImportError, ValueError):
         return _saved_only(run, saved_nodes(db, run["run_id"], calls=True))
-    with SQLiteCheckpointStore(db) as store:
+    with open_checkpoint_store(db) as store:
         rg: RunGraph = run_graph_from_checkpoint(plan, store, run["run_id"])
     waiting = {p.get("node") for p in run["pending"]}
     for nid in waiting & set(rg.digraph.nodes):
@@ -77,7 +78,7 @@ def _crew_graph(run: dict[str, Any], db: Path, registry: Any) -> RunGraph:
     return rg
 
 
-def _flow_graph(run: dict[str, Any], flow_db: Path) -> RunGraph | None:
+def _flow_graph(run: dict[str, Any], flow_db: Location) -> RunGraph | None:
     from crewgraph.flow._resume import load_flow_class
     from crewgraph.ui._runs import open_flow_store
 
@@ -104,7 +105,7 @@ def _flow_graph(run: dict[str, Any], flow_db: Path) -> RunGraph | None:
                     inputs=run.get("inputs"))
 
 
-def build_run_graph(run: dict[str, Any], db: Path, flow_db: Path, registry: Any, live: Any) -> RunGraph:
+def build_run_graph(run: dict[str, Any], db: Location, flow_db: Location, registry: Any, live: Any) -> RunGraph:
     """The RunGraph to draw for ``run`` (a summary from ``crewgraph.ui._runs``)."""
     job = live.job_for(run["run_id"])
     if job is not None and job.done.is_set() and job.run_graph is not None:

@@ -12,11 +12,16 @@ not prices, and guessing a price table would be wrong for most endpoints.
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from crewgraph.checkpoint import SQLiteCheckpointStore
+from crewgraph.checkpoint.location import (
+    Location,
+    is_store_url,
+    open_checkpoint_store,
+    store_exists,
+)
 from crewgraph.checkpoint.setup import FACTORY_META_KEY
 from crewgraph.errors import CheckpointError
 
@@ -93,18 +98,30 @@ def _crew_summary(info: Any, nodes: list[Any]) -> dict[str, Any]:
     }
 
 
-def crew_runs(db: Path, limit: int | None = 100) -> list[dict[str, Any]]:
+def crew_runs(db: Location, limit: int | None = 100) -> list[dict[str, Any]]:
     """Crew runs in the checkpoint database, newest first."""
-    if not db.is_file():
+    if not store_exists(db):
         return []
-    with SQLiteCheckpointStore(db) as store:
+    with open_checkpoint_store(db) as store:
         return [_crew_summary(info, store.nodes(info.run_id)) for info in store.list_runs(limit=limit)]
 
 
-def open_flow_store(flow_db: Path) -> Any:
-    from crewgraph.flow.persistence import SQLiteFlowPersistence
+_flow_stores: dict[str, Any] = {}
+_flow_stores_lock = threading.Lock()
 
-    return SQLiteFlowPersistence(flow_db)
+
+def open_flow_store(flow_db: Location) -> Any:
+    """The flow store at ``flow_db``: a SQLite file opened per operation, or a PostgreSQL store
+    kept per URL (one connection shared by the server's threads, not one per request)."""
+    from crewgraph.flow.persistence import flow_persistence
+
+    if not is_store_url(flow_db):
+        return flow_persistence(flow_db)
+    with _flow_stores_lock:
+        store = _flow_stores.get(str(flow_db))
+        if store is None:
+            store = _flow_stores[str(flow_db)] = flow_persistence(flow_db)
+        return store
 
 
 def _flow_summary(record: dict[str, Any], steps: int | None = None) -> dict[str, Any]:
@@ -135,17 +152,17 @@ def _flow_summary(record: dict[str, Any], steps: int | None = None) -> dict[str,
     }
 
 
-def flow_runs(flow_db: Path, limit: int = 100) -> list[dict[str, Any]]:
+def flow_runs(flow_db: Location, limit: int = 100) -> list[dict[str, Any]]:
     """Flow runs in the flow state database (journaled runs only), newest first."""
-    if not flow_db.is_file():
+    if not store_exists(flow_db):
         return []
     return [_flow_summary(r) for r in open_flow_store(flow_db).list_runs(limit)]
 
 
-def find_run(db: Path, flow_db: Path, run_ref: str) -> dict[str, Any] | None:
+def find_run(db: Location, flow_db: Location, run_ref: str) -> dict[str, Any] | None:
     """The summary of one run (a unique prefix of a crew run id is enough), or None."""
-    if db.is_file():
-        with SQLiteCheckpointStore(db) as store:
+    if store_exists(db):
+        with open_checkpoint_store(db) as store:
             try:
                 run_id = store.resolve_run_id(run_ref)
             except CheckpointError as exc:
@@ -154,7 +171,7 @@ def find_run(db: Path, flow_db: Path, run_ref: str) -> dict[str, Any] | None:
             else:
                 info = store.get_run(run_id)
                 return _crew_summary(info, store.nodes(run_id))
-    if flow_db.is_file():
+    if store_exists(flow_db):
         store = open_flow_store(flow_db)
         record = store.load_run(run_ref)
         if record is not None:
@@ -163,25 +180,25 @@ def find_run(db: Path, flow_db: Path, run_ref: str) -> dict[str, Any] | None:
     return None
 
 
-def saved_nodes(db: Path, run_id: str, calls: bool = False) -> dict[str, Any]:
+def saved_nodes(db: Location, run_id: str, calls: bool = False) -> dict[str, Any]:
     """``{node_id: NodeCheckpoint}`` of a crew run (empty when unknown); ``calls``: with each
     node's saved model and tool calls."""
-    if not db.is_file():
+    if not store_exists(db):
         return {}
-    with SQLiteCheckpointStore(db) as store:
+    with open_checkpoint_store(db) as store:
         if not store.has_run(run_id):
             return {}
         return {n.node_id: n for n in store.nodes(run_id, calls=calls)}
 
 
-def node_output(db: Path, flow_db: Path, run: dict[str, Any], node_id: str) -> tuple[bool, Any]:
+def node_output(db: Location, flow_db: Location, run: dict[str, Any], node_id: str) -> tuple[bool, Any]:
     """``(found, value)``: the saved output of ``node_id`` (a crew node, or a flow method)."""
     if run["store"] == "memory":
         return False, None
     if run["store"] == "checkpoints":
-        if not db.is_file():
+        if not store_exists(db):
             return False, None
-        with SQLiteCheckpointStore(db) as store:
+        with open_checkpoint_store(db) as store:
             outputs = store.completed(run["run_id"])
         return (node_id in outputs), outputs.get(node_id)
     from crewgraph.flow._journal import load_output

@@ -66,7 +66,7 @@ def _placeholders(target: Target) -> tuple[str, ...]:
 class Registry:
     """Registered targets by name, loaded from specs relative to ``cwd``."""
 
-    def __init__(self, specs: list[str | None], cwd: Path, llm: str | None = None, db: Path | None = None) -> None:
+    def __init__(self, specs: list[str | None], cwd: Path, llm: str | None = None, db: Path | str | None = None) -> None:
         self.cwd = cwd
         self.llm = llm
         self.db = db

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -36,11 +37,12 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from crewgraph.checkpoint.location import display
 from crewgraph.ui._actions import Actions
 from crewgraph.ui._graph import SvgCache, build_run_graph, node_details, recorded_calls, render_svg
 from crewgraph.ui._jobs import LiveRuns
 from crewgraph.ui._runs import crew_runs, find_run, flow_runs, job_summary, node_output
-from crewgraph.ui._runs_cache import StoredRunsCache
+from crewgraph.ui._runs_cache import MAX_LIMIT, StoredRunsCache
 from crewgraph.ui._targets import Registry
 from crewgraph.ui.errors import ApiError, public_message
 from crewgraph.ui.settings import UISettings
@@ -116,6 +118,10 @@ def _text(data: dict[str, Any], name: str, required: bool) -> str | None:
     return value.strip()
 
 
+WARM_WAIT_S = 5.0
+"""How long the server's start waits for the run list to be built before opening its port."""
+
+
 class UIApp:
     """The routes' shared state: settings, registered targets, live runs, actions, drawings."""
 
@@ -129,6 +135,8 @@ class UIApp:
         self.live = LiveRuns(settings.max_jobs)
         self.actions = Actions(settings, self.registry, self.live)
         self.svgs = SvgCache()
+        self.warming: threading.Thread | None = None
+        """The thread building the run list as the server starts (see :meth:`warm`)."""
 
     # reading ---------------------------------------------------------------------
     def run(self, run_id: str) -> dict[str, Any]:
@@ -141,7 +149,7 @@ class UIApp:
         if run is None:
             memory = self.live.job_for(run_id)
             if memory is None:
-                raise ApiError(404, f"no run {run_id!r} in {self.db} or {self.flow_db}", "run_id")
+                raise ApiError(404, f"no run {run_id!r} in {display(self.db)} or {display(self.flow_db)}", "run_id")
             run = job_summary(memory)  # kept by nothing but this server (a flow without @persist)
         job = self.live.job_for(run["run_id"])
         run["job"] = job.to_json() if job is not None else None
@@ -151,31 +159,51 @@ class UIApp:
         return run
 
     def list_runs(self, request: Request) -> Response:
-        limit = _int_param(request, "limit", 100, 1, 1000)
+        limit = _int_param(request, "limit", 100, 1, MAX_LIMIT)
         kind = request.query_params.get("kind")
         if kind not in (None, "crew", "flow"):
             raise ApiError(400, f"kind must be 'crew' or 'flow', got {kind!r}", "kind")
-
-        def build() -> bytes:
-            runs: list[dict[str, Any]] = []
-            if kind in (None, "crew"):
-                runs += crew_runs(self.db, limit)
-            if kind in (None, "flow"):
-                runs += flow_runs(self.flow_db, limit)
-            if kind is None:
-                runs += [job_summary(j) for j in self.live.unstored({r["run_id"] for r in runs})]
-            runs.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
-            for r in runs[:limit]:
-                job = self.live.job_for(r["run_id"])
-                r["live"] = "events" if job is not None else "polling"
-            body = {"runs": runs[:limit], "checkpoint_db": str(self.db), "flow_db": str(self.flow_db)}
-            return bytes(JSONResponse(body).body)
-
-        body = self.stored_runs.get((limit, kind), self.live.signature(), build)  # once per change
+        body = self.runs_body(limit, kind)
         if "gzip" in request.headers.get("accept-encoding", ""):
             return Response(body.gzipped, media_type="application/json",
                             headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
         return Response(body.raw, media_type="application/json", headers={"Vary": "Accept-Encoding"})
+
+    def runs_body(self, limit: int, kind: str | None) -> Any:
+        """The ``GET /runs`` body for ``(limit, kind)``, cut from the rows read once per change of
+        the stores for the largest limit (see :mod:`crewgraph.ui._runs_cache`)."""
+        live = self.live.signature()
+
+        bucket = 200 if limit <= 200 else MAX_LIMIT  # the top N of the top 1,000 is the top N
+
+        def rows() -> list[dict[str, Any]]:
+            runs: list[dict[str, Any]] = []
+            if kind in (None, "crew"):
+                runs += crew_runs(self.db, bucket)
+            if kind in (None, "flow"):
+                runs += flow_runs(self.flow_db, bucket)
+            if kind is None:
+                runs += [job_summary(j) for j in self.live.unstored({r["run_id"] for r in runs})]
+            runs.sort(key=lambda r: r.get("updated_at") or "", reverse=True)
+            return runs[:bucket]
+
+        def build() -> bytes:
+            found = self.stored_runs.peek(("rows", kind, MAX_LIMIT), live)
+            if found is None:
+                found = self.stored_runs.value(("rows", kind, bucket), live, rows)
+            shown = []
+            for r in found[:limit]:
+                job = self.live.job_for(r["run_id"])
+                shown.append({**r, "live": "events" if job is not None else "polling"})
+            body = {"runs": shown, "checkpoint_db": display(self.db), "flow_db": display(self.flow_db)}
+            return bytes(JSONResponse(body).body)
+
+        return self.stored_runs.get((limit, kind), live, build)  # once per change
+
+    def warm(self) -> None:
+        """Build the run list for the largest limit, then the run page's from it (one read of the stores)."""
+        for limit in (MAX_LIMIT, 200):
+            self.runs_body(limit, None).gzipped  # noqa: B018 - compressed ahead, as browsers ask
 
     def get_run(self, request: Request) -> Response:
         run = self.run(request.path_params["run_id"])
@@ -399,6 +427,10 @@ def build_app(settings: UISettings, registry: Registry | None = None) -> Starlet
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ui.live.start()
+        ui.warming = ui.stored_runs.warm(ui.warm)  # the first readers after a start find the list ready
+        # The port opens once the list is ready (uvicorn serves after startup), bounded: a huge store
+        # finishes in the background and its first readers wait for that build, never for a second one.
+        await asyncio.get_running_loop().run_in_executor(None, ui.warming.join, WARM_WAIT_S)
         try:
             yield
         finally:

@@ -32,8 +32,9 @@ def is_loopback(host: str) -> bool:
 class UISettings:
     """Where the runs are, what may be kicked off, and who may ask.
 
-    - ``db``: the crew checkpoint database (``crewgraph checkpoints``' default when None).
-    - ``flow_db``: the flow state database (``crewgraph flows``' default when None).
+    - ``db``: the crew checkpoint database, a file or a ``postgresql://`` URL (``crewgraph checkpoints``'
+      default when None: ``$CREWGRAPH_STORE_URL``, else the default file).
+    - ``flow_db``: the flow state database, likewise (``crewgraph flows``' default when None).
     - ``targets``: the *registered* crews and flows, as ``crewgraph run`` specs
       (``module:attr``, a file, ``flow.yaml``); ``None`` in the list stands for the
       project in ``cwd`` (``[tool.crewgraph]`` of its pyproject.toml or ``src/<pkg>/crew.py``).
@@ -42,8 +43,8 @@ class UISettings:
       loopback always needs one: :meth:`resolve_token` generates it when none was given.
     """
 
-    db: Path | None = None
-    flow_db: Path | None = None
+    db: Path | str | None = None
+    flow_db: Path | str | None = None
     targets: list[str | None] = field(default_factory=list)
     cwd: Path = field(default_factory=Path.cwd)
     llm: str | None = None
@@ -52,15 +53,17 @@ class UISettings:
     token: str | None = None
     max_jobs: int = 4
 
-    def checkpoint_db(self) -> Path:
+    def checkpoint_db(self) -> Path | str:
+        """The crew store: ``db`` (a file or a postgresql:// URL), else $CREWGRAPH_STORE_URL, else the file."""
         from crewgraph.checkpoint import default_checkpoint_path
 
-        return default_checkpoint_path() if self.db is None else Path(self.db).expanduser()
+        return _location(self.db) or default_checkpoint_path()
 
-    def flow_state_db(self) -> Path:
+    def flow_state_db(self) -> Path | str:
+        """The flow store: ``flow_db``, else $CREWGRAPH_STORE_URL, else the default file."""
         from crewgraph.flow.persistence import default_db_path
 
-        return default_db_path() if self.flow_db is None else Path(self.flow_db).expanduser()
+        return _location(self.flow_db) or default_db_path()
 
     @property
     def needs_token(self) -> bool:
@@ -71,3 +74,11 @@ class UISettings:
         if self.token is None and not is_loopback(self.host):
             self.token = secrets.token_urlsafe(24)
         return self.token
+
+
+def _location(value: Path | str | None) -> Path | str | None:
+    from crewgraph.checkpoint.location import env_store_url, is_store_url
+
+    if value is None:
+        return env_store_url()
+    return str(value) if is_store_url(value) else Path(value).expanduser()

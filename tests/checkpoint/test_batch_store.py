@@ -1,4 +1,5 @@
-"""BatchStore: batch records beside the runs, item states, prefixes, moving runs between stores."""
+"""BatchStore: batch records beside the runs, item states, prefixes, moving runs between stores
+(on SQLite and PostgreSQL where a test takes ``store_location``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from crewgraph.checkpoint import SQLiteCheckpointStore
 from crewgraph.checkpoint.batch_store import BatchStore, input_fingerprint, inputs_digest
+from crewgraph.checkpoint.location import open_batch_store, open_checkpoint_store
 from crewgraph.errors import CheckpointError
 from crewgraph.outputs import CrewOutput
 
@@ -20,9 +22,9 @@ def test_fingerprints_are_stable_and_order_sensitive() -> None:
     assert inputs_digest([a, b]) != inputs_digest([b, a])
 
 
-def test_items_move_through_their_states_in_the_checkpoint_file(tmp_path: Path) -> None:
-    db = tmp_path / "cp.db"
-    with BatchStore(db) as store:
+def test_items_move_through_their_states_in_the_checkpoint_file(store_location: Path | str) -> None:
+    db = store_location
+    with open_batch_store(db) as store:
         fps = [input_fingerprint({"i": i}) for i in range(3)]
         batch_id = store.create_batch("crew", fps)
         info = store.get_batch(batch_id[:8])  # a unique prefix is accepted
@@ -43,12 +45,12 @@ def test_items_move_through_their_states_in_the_checkpoint_file(tmp_path: Path) 
         rerun, resumed = store.begin_item(batch_id, 1, "crew")
         assert (rerun, resumed) == (again, True)
         assert store.items(batch_id)[1].attempts == 2
-    with SQLiteCheckpointStore(db) as runs:  # the item runs are ordinary checkpointed runs
+    with open_checkpoint_store(db) as runs:  # the item runs are ordinary checkpointed runs
         assert runs.get_run(run_id).meta == {"batch_id": batch_id, "batch_index": 0}
 
 
-def test_batches_list_newest_first_and_find_the_unfinished_one(tmp_path: Path) -> None:
-    with BatchStore(tmp_path / "cp.db") as store:
+def test_batches_list_newest_first_and_find_the_unfinished_one(store_location: Path | str) -> None:
+    with open_batch_store(store_location) as store:
         fps = [input_fingerprint({"i": 1})]
         old = store.create_batch("crew", fps)
         new = store.create_batch("crew", fps)
@@ -66,8 +68,8 @@ def test_batches_list_newest_first_and_find_the_unfinished_one(tmp_path: Path) -
         assert [b.batch_id for b in store.list_batches(name="crew")] == [old]
 
 
-def test_a_run_moves_between_stores_with_its_node_outputs(tmp_path: Path) -> None:
-    worker, driver = tmp_path / "worker.db", tmp_path / "driver.db"
+def test_a_run_moves_between_stores_with_its_node_outputs(tmp_path: Path, store_location: Path | str) -> None:
+    worker, driver = tmp_path / "worker.db", store_location  # a Ray worker's scratch file, the driver's store
     with SQLiteCheckpointStore(worker) as runs:
         runs.start_run("r1", name="crew", meta={"resume": {"nodes": ["a"]}})
         runs.save_node("r1", "a", output={"v": 1}, info={})
@@ -77,10 +79,10 @@ def test_a_run_moves_between_stores_with_its_node_outputs(tmp_path: Path) -> Non
         moved = store.export_run("r1")
         assert store.export_run("nope") is None
     assert moved is not None and [r[0] for r in moved.rows] == ["a"]
-    with BatchStore(driver) as store:
+    with open_batch_store(driver) as store:
         store.import_run(moved)
         store.import_run(moved)  # importing again replaces, never duplicates
-    with SQLiteCheckpointStore(driver) as runs:
+    with open_checkpoint_store(driver) as runs:
         assert runs.completed("r1") == {"a": {"v": 2}}
         info = runs.get_run("r1")
         assert info.status == "completed" and info.meta["resume"] == {"nodes": ["a"]}

@@ -1,4 +1,6 @@
-"""SQLiteCheckpointStore on real SQLite files: the protocol, listing, fork, delete, errors."""
+"""The checkpoint store on real SQLite files and a real PostgreSQL: the protocol, listing, fork,
+delete, errors. Tests taking ``store``/``store_location`` run on both (tests/checkpoint/conftest.py);
+the file-specific ones (WAL, a corrupt file, a directory in the way) on SQLite only."""
 
 from __future__ import annotations
 
@@ -17,11 +19,19 @@ from crewgraph.checkpoint import (
     delete_checkpoint,
     list_checkpoints,
 )
+from crewgraph.checkpoint.location import open_checkpoint_store
 from crewgraph.outputs import TaskOutput, UsageMetrics
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteCheckpointStore]:
+def store(store_location: Path | str) -> Iterator[SQLiteCheckpointStore]:
+    s = open_checkpoint_store(store_location)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> Iterator[SQLiteCheckpointStore]:
     s = SQLiteCheckpointStore(tmp_path / "cp" / "checkpoints.db")
     yield s
     s.close()
@@ -31,7 +41,7 @@ def test_implements_protocol(store: SQLiteCheckpointStore) -> None:
     assert isinstance(store, Checkpointer)
 
 
-def test_save_and_restore_real_outputs(store: SQLiteCheckpointStore, tmp_path: Path) -> None:
+def test_save_and_restore_real_outputs(store: SQLiteCheckpointStore, store_location: Path | str) -> None:
     out = TaskOutput(
         description="research", raw="findings", token_usage=UsageMetrics(total_tokens=7)
     )
@@ -40,7 +50,7 @@ def test_save_and_restore_real_outputs(store: SQLiteCheckpointStore, tmp_path: P
     store.save_node("r1", "write", output={"text": "article"}, info={})
     store.close()
 
-    with SQLiteCheckpointStore(tmp_path / "cp" / "checkpoints.db") as reopened:
+    with open_checkpoint_store(store_location) as reopened:
         done = reopened.completed("r1")
         assert list(done) == ["research", "write"]
         assert isinstance(done["research"], TaskOutput)
@@ -52,7 +62,8 @@ def test_save_and_restore_real_outputs(store: SQLiteCheckpointStore, tmp_path: P
         assert first.restorable and second.seq == 2
 
 
-def test_wal_and_full_sync(store: SQLiteCheckpointStore) -> None:
+def test_wal_and_full_sync(sqlite_store: SQLiteCheckpointStore) -> None:
+    store = sqlite_store
     conn = sqlite3.connect(store.path)
     try:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -156,8 +167,8 @@ def test_delete(store: SQLiteCheckpointStore) -> None:
     assert store._conn.execute("SELECT COUNT(*) FROM node_outputs").fetchone()[0] == 0
 
 
-def test_keep_last_prunes_old_runs_of_the_same_name(tmp_path: Path) -> None:
-    with SQLiteCheckpointStore(tmp_path / "c.db", keep_last=2) as store:
+def test_keep_last_prunes_old_runs_of_the_same_name(store_location: Path | str) -> None:
+    with open_checkpoint_store(store_location, keep_last=2) as store:
         for i in range(4):
             store.start_run(f"a{i}", name="a", meta={})
             store.save_node(f"a{i}", "n", output=i, info={})
@@ -211,8 +222,11 @@ def test_unpicklable_output_is_a_marker_and_reruns(store: SQLiteCheckpointStore)
     assert store.completed("r")["holds_lock"] == "now fine"
 
 
-def test_unpicklable_output_can_raise(tmp_path: Path) -> None:
-    with SQLiteCheckpointStore(tmp_path / "c.db", on_unpicklable="raise") as store:
+def test_unpicklable_output_can_raise(store_location: Path | str) -> None:
+    probe = open_checkpoint_store(store_location)
+    store_class = type(probe)  # SQLite's, or PostgreSQL's subclass of it
+    probe.close()
+    with store_class(store_location, on_unpicklable="raise") as store:
         store.start_run("r", name="crew", meta={})
         with pytest.raises(CheckpointError, match=r"'bad_node'.*pickled"):
             store.save_node("r", "bad_node", output=lambda: 1, info={})
@@ -245,8 +259,8 @@ def test_directory_in_the_way(tmp_path: Path) -> None:
     assert "is a directory" in str(err.value) and "corrupt" not in str(err.value)
 
 
-def test_closed_store(tmp_path: Path) -> None:
-    store = SQLiteCheckpointStore(tmp_path / "c.db")
+def test_closed_store(store_location: Path | str) -> None:
+    store = open_checkpoint_store(store_location)
     store.close()
     store.close()
     with pytest.raises(CheckpointError, match="closed"):

@@ -2,7 +2,9 @@
 
 Two *racer* processes (``apps/lease_app.py serve``, crewgraph imported once) get the same
 command at the same instant, trial after trial; a third process is SIGKILLed mid-run where a
-probe needs a crashed holder. The model answers a
+probe needs a crashed holder. The two probes that matter most across machines (two resumers of a
+paused review, two resumers of a killed batch) also run with the store on a real PostgreSQL
+(``pg_racers``: the same app, ``LEASE_DB`` a ``postgresql://`` URL). The model answers a
 little slowly (so the races overlap) and logs every call of every process to one file. Leases are short
 (``$CREWGRAPH_LEASE_SECONDS``) to keep expiry tests fast.
 """
@@ -24,7 +26,7 @@ import pytest
 
 import crewgraph
 from crewgraph.checkpoint import SQLiteCheckpointStore
-from crewgraph.checkpoint.batch_store import BatchStore
+from crewgraph.checkpoint.location import open_batch_store
 
 APP = Path(__file__).resolve().parent / "apps" / "lease_app.py"
 REPO_ROOT = Path(crewgraph.__file__).resolve().parents[1]
@@ -55,10 +57,13 @@ class Racer:
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.answer: dict[str, Any] | None = None
 
-    def send(self, command: str, *args: str, wait: float = 0.0) -> None:
+    def send(self, command: str, *args: str, wait: float = 0.0, latency: float | None = None) -> None:
         assert self.proc.stdin is not None
         self.answer = None
-        self.proc.stdin.write(json.dumps({"command": command, "args": list(args), "wait": wait}) + "\n")
+        request: dict[str, Any] = {"command": command, "args": list(args), "wait": wait}
+        if latency is not None:
+            request["latency"] = latency
+        self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
 
     def receive(self, timeout: float = 60.0) -> dict[str, Any]:
@@ -98,7 +103,38 @@ def server(env: dict[str, str]) -> Calls:
 
 
 @pytest.fixture(scope="module")
-def racers(env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
+def stalled(env: dict[str, str]) -> Iterator[Racer]:
+    """The holder the fencing test stalls: a short lease, a quick model; started (and warming up,
+    with no model call) while the other racers warm up."""
+    racer = Racer({**env, "CREWGRAPH_LEASE_SECONDS": "0.6", "LEASE_LATENCY": "0.1"})
+    racer.send("warm")
+    try:
+        yield racer
+    finally:
+        racer.close()
+
+
+@pytest.fixture(scope="module")
+def racers(env: dict[str, str], stalled: Racer) -> Iterator[tuple[Racer, Racer]]:
+    yield from _racers(env)
+
+
+@pytest.fixture(scope="module")
+def pg_env(tmp_path_factory: pytest.TempPathFactory, postgres_server: str) -> dict[str, str]:
+    import secrets
+
+    tmp = tmp_path_factory.mktemp("pg-leases")
+    return {**os.environ, "PYTHONPATH": str(REPO_ROOT), "LEASE_CALL_LOG": str(tmp / "calls.log"),
+            "LEASE_DB": f"{postgres_server}?schema=races_{secrets.token_hex(4)}",
+            "LEASE_TOOL_LOG": str(tmp / "tools.log"), "LEASE_LATENCY": "0.25", "CREWGRAPH_LEASE_SECONDS": "1.5"}
+
+
+@pytest.fixture(scope="module")
+def pg_racers(pg_env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
+    yield from _racers(pg_env)
+
+
+def _racers(env: dict[str, str]) -> Iterator[tuple[Racer, Racer]]:
     pair = (Racer(env), Racer(env))
     try:
         for racer in pair:  # warm: every code path imported, so both reach the lease at once
@@ -131,6 +167,15 @@ def _start_review(racers: tuple[Racer, Racer]) -> str:
 # ---------------------------------------------------------------------- the probes
 def test_two_resumers_of_one_paused_review_revise_it_once(server: Calls,
                                                            racers: tuple[Racer, Racer]) -> None:
+    _two_resumers_of_one_review(server, racers)
+
+
+def test_two_resumers_of_one_paused_review_on_postgresql(pg_env: dict[str, str],
+                                                          pg_racers: tuple[Racer, Racer]) -> None:
+    _two_resumers_of_one_review(Calls(Path(pg_env["LEASE_CALL_LOG"])), pg_racers)
+
+
+def _two_resumers_of_one_review(server: Calls, racers: tuple[Racer, Racer]) -> None:
     for _trial in range(TRIALS):
         run_id = _start_review(racers)
         mark = server.mark()
@@ -187,7 +232,7 @@ def test_a_second_kickoff_from_checkpoint_during_a_live_run_gets_the_holder(
 
 def _batch_done(db: str, batch_id: str | None) -> int:
     try:
-        with BatchStore(db) as store:
+        with open_batch_store(db) as store:
             batches = store.list_batches(name="tagger")
             found = [b for b in batches if batch_id is None or b.batch_id == batch_id]
             return found[0].completed if found else 0
@@ -198,14 +243,25 @@ def _batch_done(db: str, batch_id: str | None) -> int:
 def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
                                                                racers: tuple[Racer, Racer],
                                                                env: dict[str, str]) -> None:
+    _two_resumers_of_one_killed_batch(server, racers, env, trials=3)
+
+
+def test_two_resumers_of_one_killed_batch_on_postgresql(pg_env: dict[str, str],
+                                                        pg_racers: tuple[Racer, Racer]) -> None:
+    """Every input is leased on its own: each trial is twelve races, decided by the server."""
+    _two_resumers_of_one_killed_batch(Calls(Path(pg_env["LEASE_CALL_LOG"])), pg_racers, pg_env, trials=2)
+
+
+def _two_resumers_of_one_killed_batch(server: Calls, racers: tuple[Racer, Racer], env: dict[str, str],
+                                      trials: int) -> None:
     total = 12
-    for trial in range(3):
+    for trial in range(trials):
         victim = subprocess.Popen([sys.executable, str(APP), "batch", str(total), "new"], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             deadline = time.monotonic() + 60
             while victim.poll() is None and time.monotonic() < deadline:
-                with BatchStore(env["LEASE_DB"]) as store:
+                with open_batch_store(env["LEASE_DB"]) as store:
                     batches = store.list_batches(name="tagger", limit=1)
                 if batches and batches[0].status == "running" and batches[0].completed >= 3 + trial:
                     break
@@ -214,7 +270,7 @@ def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
             os.kill(victim.pid, signal.SIGKILL)
         finally:
             victim.wait(timeout=30)
-        with BatchStore(env["LEASE_DB"]) as store:
+        with open_batch_store(env["LEASE_DB"]) as store:
             batch = store.list_batches(name="tagger", limit=1)[0]
             finished = {i.index for i in store.items(batch.batch_id) if i.status == "completed"}
         assert batch.status == "running" and len(finished) < total
@@ -226,7 +282,7 @@ def test_two_resumers_of_one_killed_batch_run_each_input_once(server: Calls,
         assert len(after) == len(set(after)), f"an input ran twice after the kill: {sorted(after)}"
         unfinished = {f"Tag the topic t{i}" for i in range(total) if i not in finished}
         assert set(after) <= unfinished  # a finished input is restored, never run
-        with BatchStore(env["LEASE_DB"]) as store:
+        with open_batch_store(env["LEASE_DB"]) as store:
             assert store.get_batch(batch.batch_id).status == "completed"
 
 
@@ -264,3 +320,68 @@ def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
     assert len(Path(env["LEASE_TOOL_LOG"]).read_text().splitlines()) == 1
     if how == "SIGSTOP":
         assert took >= 1.0  # it waited for the stalled holder's lease to expire
+
+
+FENCE_TRIALS = 8  # a fence that failed 1 in 5 would pass all of them with probability < 0.17
+
+
+def test_a_stalled_holder_resumed_after_a_takeover_is_fenced_off_and_writes_nothing(
+        server: Calls, racers: tuple[Racer, Racer], stalled: Racer, env: dict[str, str]) -> None:
+    """SIGSTOP the holder mid-node past its (short) lease, let another process take the run over
+    and finish it, then SIGCONT the holder: its next checkpoint write is refused (fencing), it
+    reports that it lost the lease, and each node's result is recorded exactly once."""
+    assert stalled.receive() == {"ok": "warm"}
+    taker = racers[0]
+    started = time.monotonic()
+    for _trial in range(FENCE_TRIALS):
+        assert time.monotonic() - started < 120, "fencing trials took too long"
+        with SQLiteCheckpointStore(env["LEASE_DB"]) as store:
+            for run in store.list_runs(name="research", limit=None):
+                store.delete_run(run.run_id)
+        mark = server.mark()
+        stalled.send("crew")
+        pid = stalled.proc.pid
+        deadline = time.monotonic() + 30
+        while f"{pid} Outline" not in server.lines()[mark:] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        stop_outside_a_write(pid, env["LEASE_DB"])  # mid-"Outline": its model call is in flight
+        try:
+            taker.send("crew", wait=20.0, latency=0.05)
+            took_over = taker.receive()
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        late = stalled.receive()
+        assert took_over["ok"]["raw"] == "done: Summarise", took_over
+        assert late.get("error") == "lease_lost", late  # it woke, found the lease gone, and stopped
+        assert "lost its lease" in late["message"] and "stalled" in late["message"]
+        run_id = took_over["ok"]["run_id"]
+        by_pid = [line.split(" ", 1) for line in server.lines()[mark:]]
+        assert [t for p, t in by_pid if p == str(pid)] == ["Gather facts", "Gather facts", "Outline"]
+        assert [t for p, t in by_pid if p != str(pid)] == ["Outline", "Summarise"]
+        with SQLiteCheckpointStore(env["LEASE_DB"]) as store:
+            saved = [n.node_id for n in store.nodes(run_id, latest_only=False)]
+            info = store.get_run(run_id)
+        assert len(saved) == len(set(saved)), f"a node result was recorded twice: {saved}"
+        assert info.status == "completed"  # the taker's end of the run, not the late holder's
+
+
+def stop_outside_a_write(pid: int, db: str, tries: int = 50) -> None:
+    """SIGSTOP ``pid`` at an instant it holds no SQLite write lock on ``db``: a process stopped
+    inside a write transaction (a lease renewal, a save) keeps the file's write lock, and no other
+    process can write it, take the lease over included, until it continues (documented)."""
+    import sqlite3
+
+    for _ in range(tries):
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            conn = sqlite3.connect(db, timeout=0.05, isolation_level=None)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("ROLLBACK")
+                return
+            finally:
+                conn.close()
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.01)
+    raise AssertionError(f"process {pid} kept the write lock of {db} in {tries} tries")

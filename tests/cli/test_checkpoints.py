@@ -150,3 +150,16 @@ def test_store_resolves_prefixes(tmp_path: Path) -> None:
         assert "matches several runs" in str(exc) and "abc123" in str(exc)
     else:  # pragma: no cover
         raise AssertionError("an ambiguous prefix was accepted")
+
+
+def test_db_option_takes_a_postgresql_url(cli, project: Path, postgres_store_url: str) -> None:  # type: ignore[no-untyped-def]
+    url = postgres_store_url
+    run_id = run_json(cli, "--llm", "fake", "--db", url)["run_id"]
+    listed = cli("checkpoints", "list", "--db", url, "--json")
+    assert listed.exit_code == 0 and [r["run_id"] for r in json.loads(listed.stdout)] == [run_id]
+    assert "No checkpointed runs" in cli("checkpoints", "list").stdout  # not in the default file
+    bad = cli("checkpoints", "show", "nope", "--db", url)
+    assert bad.exit_code == 1 and "no run 'nope'" in bad.stderr and run_id in bad.stderr
+    down = cli("checkpoints", "list", "--db", "postgresql://crew:s3cret@127.0.0.1:1/none")
+    assert down.exit_code == 1 and "cannot reach the PostgreSQL server 127.0.0.1:1" in down.stderr
+    assert "s3cret" not in down.stderr

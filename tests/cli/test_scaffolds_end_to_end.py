@@ -48,6 +48,10 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
 
 def _add_tool(kind: str, root: Path, package: str) -> None:
     """What each README says to do to give an agent the project's own tool."""
+    readme = (root / "README.md").read_text()
+    said = (['"tools": ["custom:custom_tool"]'] if kind == "json"
+            else [f"from {package}.tools.custom_tool import MyCustomTool", "tools=[MyCustomTool()])"])
+    assert all(s in readme for s in said), f"{kind}: the README does not say how to wire the tool"
     if kind == "json":
         agent = root / "agents" / "researcher.jsonc"
         agent.write_text(agent.read_text().replace('"tools": []', '"tools": ["custom:custom_tool"]'))

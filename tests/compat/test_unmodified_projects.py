@@ -70,6 +70,10 @@ with warnings.catch_warnings(record=True) as caught:
 print(Agent is crewgraph.Agent, OldBaseTool is BaseTool, crewai_tools.FileReadTool is crewgraph.toolkit.FileReadTool)
 from crewgraph.events import crewgraph_event_bus
 print(crewai_event_bus is old_bus is crewgraph_event_bus)
+import os.path
+import crewai.utilities
+print(os.path.dirname(crewai.__file__) == os.path.dirname(crewgraph.__file__),
+      crewai_tools.__file__ == crewgraph.toolkit.__file__, crewai.utilities.__file__.endswith("__init__.py"))
 print(caught[0].category.__name__, caught[0].message)
 try:
     import crewai.no_such_module
@@ -82,8 +86,9 @@ def test_the_one_line_opt_in(tmp_path: Path) -> None:
     (tmp_path / "script.py").write_text(ONE_LINE, encoding="utf-8")
     proc = run(["script.py"], tmp_path, offline_env(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    same, bus, warned, missing = proc.stdout.splitlines()
+    same, bus, files, warned, missing = proc.stdout.splitlines()
     assert same == "True True True" and bus == "True"
+    assert files == "True True True"  # `os.path.dirname(crewai.__file__)` works as on CrewAI
     assert warned == ("DeprecationWarning `from crewai_tools import BaseTool` is an old path: import BaseTool "
                       "from crewai.tools (crewgraph: crewgraph.tools)")
     assert missing == "missing: No module named 'crewai.no_such_module'"

@@ -69,7 +69,9 @@ def test_an_absent_name_raises_import_error_saying_why(module: str, name: str | 
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith(("ImportError", "ModuleNotFoundError")) and why in last, last
     porting = sc.PORTING.read_text(encoding="utf-8")
-    crewai_name = "crewai" + module[len("crewgraph"):] + (f".{name}" if name else "")
+    theirs, ours = max(((c, g) for c, g in crewai_paths.PACKAGES.items() if module == g or module.startswith(g + ".")),
+                       key=lambda pair: len(pair[1]))  # crewgraph.toolkit is crewai_tools, the rest crewai
+    crewai_name = theirs + module[len(ours):] + (f".{name}" if name else "")
     assert f"`{crewai_name}`" in porting, f"docs/porting.md does not list {crewai_name} as absent"
 
 

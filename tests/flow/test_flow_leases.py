@@ -242,3 +242,60 @@ def test_kickoff_with_the_id_of_a_held_unfinished_run_is_refused(tmp_path: Path)
         mine.release()
     assert runs == ["a"]
     assert Fails().kickoff({"id": state_id, "fail": False}) == "ok"
+
+
+def test_a_stalled_flow_holder_resumed_after_a_takeover_is_fenced_off(tmp_path: Path) -> None:
+    """SIGSTOP a keyed flow run mid-method past its 0.6 s lease; another process takes the run
+    over and finishes it; SIGCONT: the late holder's journal write is refused (fencing), it raises
+    LeaseLostError, and the method's completion is journaled once (the taker's)."""
+    db, log = tmp_path / "flows.db", tmp_path / "log.txt"
+    victim = subprocess.Popen([sys.executable, str(APP), str(db), str(log), "keyed", "nightly", "1.0"],
+                              env=_env(CREWGRAPH_LEASE_SECONDS="0.6"), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not _reviews(log) and time.monotonic() < deadline and victim.poll() is None:
+            time.sleep(0.01)
+        assert _reviews(log), "the victim never reached review"
+        stop_outside_a_write(victim.pid, str(db))  # inside review's 1 s: its lease expires meanwhile
+        try:
+            taken = json.loads(_run(db, log, "keyed", "nightly", "0", env=_env(CREWGRAPH_LEASE_WAIT="20")))
+        finally:
+            victim.send_signal(signal.SIGCONT)
+        out, err = victim.communicate(timeout=60)
+    finally:
+        if victim.poll() is None:
+            victim.kill()
+            victim.wait()
+    assert taken == {"result": "reviewed yes"}
+    late = json.loads(out.strip().splitlines()[-1])
+    assert late["error"] == "LeaseLostError" and "lost its lease on flow:" in late["message"], (late, err[-2000:])
+    store = SQLiteFlowPersistence(db)
+    (run,) = store.list_runs()
+    steps = [method for method, _blob in store.load_steps(str(run["run_id"]))]
+    assert steps == ["draft", "review"]  # review journaled once: the taker's, not the late holder's
+    assert run["status"] == "completed"
+    pids = [line.split()[0] for line in _reviews(log)]
+    assert len(pids) == 2 and pids[0] == str(victim.pid) != pids[1]  # the taker ran review again
+
+
+def stop_outside_a_write(pid: int, db: str, tries: int = 50) -> None:
+    """SIGSTOP ``pid`` at an instant it holds no SQLite write lock on ``db``: a process stopped
+    inside a write transaction (a lease renewal, a save) keeps the file's write lock, and no other
+    process can write it, take the lease over included, until it continues (documented)."""
+    import sqlite3
+
+    for _ in range(tries):
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            conn = sqlite3.connect(db, timeout=0.05, isolation_level=None)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("ROLLBACK")
+                return
+            finally:
+                conn.close()
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.01)
+    raise AssertionError(f"process {pid} kept the write lock of {db} in {tries} tries")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _db_servers import free_port, serve_postgres
+from _db_servers import free_port, fresh_database
 
 from crewgraph.toolkit import PGSearchTool
 from crewgraph.tools import ToolFailure
@@ -15,8 +15,8 @@ psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip i
 
 
 @pytest.fixture(scope="module")
-def pg_uri() -> Iterator[str]:
-    for uri in serve_postgres():
+def pg_uri(postgres_server: str) -> Iterator[str]:
+    for uri in [fresh_database(postgres_server, "pgsearch")]:
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("CREATE TABLE employees (id int, name text, role text, note text)")
             conn.execute("""INSERT INTO employees VALUES

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _db_servers import free_port, serve_mariadb, serve_postgres
+from _db_servers import free_port, fresh_database, serve_mariadb
 
 from crewgraph.toolkit import MySQLSearchTool, NL2SQLTool, SingleStoreSearchTool
 from crewgraph.toolkit.nl2sql_tool import check_statement
@@ -39,10 +39,10 @@ def mysql_uri() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def pg_uri() -> Iterator[str]:
+def pg_uri(postgres_server: str) -> Iterator[str]:
     import psycopg
 
-    for uri in serve_postgres():
+    for uri in [fresh_database(postgres_server, "nl2sql")]:
         with psycopg.connect(uri, autocommit=True) as conn:
             conn.execute("CREATE TABLE orders (id int, customer text, total numeric(8,2))")
             conn.execute("INSERT INTO orders VALUES (1, 'Ada', 12.50), (2, 'Grace', 99.00)")

@@ -57,5 +57,5 @@ def test_hosted_tools_resolve_lazily_to_their_modules() -> None:
 
 
 def test_a_tool_not_provided_yet_says_what_to_use_instead() -> None:
-    with pytest.raises(ImportError, match="SeleniumScrapingTool"):
-        from crewgraph.toolkit import StagehandTool  # noqa: F401
+    with pytest.raises(ImportError, match="QdrantVectorSearchTool"):
+        from crewgraph.toolkit import CouchbaseFTSVectorSearchTool  # noqa: F401

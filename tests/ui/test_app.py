@@ -243,3 +243,23 @@ def test_nothing_registered_is_a_clear_kickoff_error(project: Any, settings_for:
         assert c.get("/targets").json() == {"targets": []}
         reply = c.post("/kickoff", json={})
     assert reply.status_code == 400 and "no crew or flow is registered" in reply.json()["error"]["message"]
+
+
+def test_the_run_list_is_built_as_the_server_starts_and_every_limit_is_cut_from_it(
+        client: Any, wait_job: Any, project: Any, settings_for: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = _kickoff(client, wait_job)
+    import crewgraph.ui.app as ui_app
+
+    reads: list[int] = []
+    real = ui_app.crew_runs
+    monkeypatch.setattr(ui_app, "crew_runs", lambda db, limit: reads.append(limit) or real(db, limit))
+    with TestClient(create_app(settings_for(project)), base_url="http://127.0.0.1") as fresh:
+        app = fresh.app
+        warming = getattr(app, "app", app).state.ui.warming  # inside the token gate
+        assert warming is not None
+        warming.join(20)
+        assert reads == [1000]  # read once, at start, for the largest limit
+        for limit in (1000, 200, 3):
+            runs = fresh.get(f"/runs?limit={limit}").json()["runs"]
+            assert job["run_id"] in {r["run_id"] for r in runs}
+        assert reads == [1000]  # every first request was served from what the start prepared

@@ -91,3 +91,28 @@ def test_the_list_is_sent_gzipped_to_clients_that_accept_it(client: Any) -> None
     zipped = client.get("/runs", headers={"Accept-Encoding": "gzip, deflate"})
     assert plain.headers.get("content-encoding") is None and zipped.headers["content-encoding"] == "gzip"
     assert plain.json() == zipped.json()  # the client undoes the gzip
+
+
+def test_a_postgresql_store_is_watched_by_its_runs(postgres_store_url: str) -> None:
+    from crewgraph.checkpoint.location import open_checkpoint_store
+    from crewgraph.ui._runs import crew_runs, flow_runs
+
+    url = postgres_store_url
+    cache = StoredRunsCache(url, url)  # one schema holds the crew and the flow runs
+    calls: list[int] = []
+
+    def compute() -> bytes:
+        runs = crew_runs(url) + flow_runs(url)
+        calls.append(len(runs))
+        return json.dumps([r["run_id"] for r in runs]).encode()
+
+    assert json.loads(cache.get("k", (), compute).raw) == []
+    assert json.loads(cache.get("k", (), compute).raw) == [] and calls == [0]  # unchanged: cached
+    with open_checkpoint_store(url) as store:
+        store.start_run("r1", name="crew", meta={})
+    assert json.loads(cache.get("k", (), compute).raw) == ["r1"] and calls == [0, 1]
+    with open_checkpoint_store(url) as store:
+        store.finish_run("r1", status="completed")
+    cache.get("k", (), compute)
+    assert calls == [0, 1, 1]  # an update is a change too
+    cache.close()

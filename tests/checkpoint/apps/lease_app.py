@@ -11,7 +11,8 @@ with a tool, ``kickoff(from_checkpoint=True)``), ``batch N FROM`` (``kickoff_for
 topics, FROM a batch id or ``new``). The model (:class:`LogLLM`) answers from the task after
 $LEASE_LATENCY seconds and first appends ``pid task`` to $LEASE_CALL_LOG (flushed before it
 answers, so a killed process leaves an exact record of every call of every process); the tool
-appends to $LEASE_TOOL_LOG; checkpoints go to $LEASE_DB. A command's answer is ``{"ok": ...}`` or ``{"error": kind, "message"}``.
+appends to $LEASE_TOOL_LOG; checkpoints go to $LEASE_DB. A command's answer is ``{"ok": ...}`` or ``{"error": kind, "message"}`` (kind ``leased``, ``lease_lost``
+for a holder fenced off after it stalled past its lease, ``batch`` or ``checkpoint``).
 """
 
 from __future__ import annotations
@@ -120,11 +121,14 @@ def _output(out: Any) -> dict[str, Any]:
 
 
 def run(command: str, args: list[str], wait: float) -> dict[str, Any]:
-    from crewgraph.checkpoint.lease import RunLeasedError
+    from crewgraph.checkpoint.lease import LeaseLostError, RunLeasedError
     from crewgraph.errors import BatchError, CheckpointError
 
     os.environ["CREWGRAPH_LEASE_WAIT"] = str(wait)
     try:
+        if command == "warm":  # every module a crew run needs imported, no model call
+            research().compile()
+            return {"ok": "warm"}
         if command == "review-start":
             return {"ok": _output(review().kickoff(inputs={"topic": "owls"}))}
         if command == "review-resume":
@@ -144,6 +148,8 @@ def run(command: str, args: list[str], wait: float) -> dict[str, Any]:
             return {"ok": {"pid": os.getpid(), "raws": [o.raw for o in outs]}}
     except RunLeasedError as exc:
         return {"error": "leased", "message": str(exc), "holder": exc.holder}
+    except LeaseLostError as exc:  # stalled past its lease while another process took the run over
+        return {"error": "lease_lost", "message": str(exc), "holder": exc.holder, "pid": os.getpid()}
     except BatchError as exc:
         return {"error": "batch", "message": str(exc), "failures": {str(k): v for k, v in exc.failures.items()}}
     except CheckpointError as exc:
@@ -152,8 +158,10 @@ def run(command: str, args: list[str], wait: float) -> dict[str, Any]:
 
 
 def serve() -> None:
+    latency = os.environ.get("LEASE_LATENCY", "0.2")
     for line in sys.stdin:
         request = json.loads(line)
+        os.environ["LEASE_LATENCY"] = str(request.get("latency", latency))  # this command's model speed
         answer = run(request["command"], list(request.get("args", [])), float(request.get("wait", 0)))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()

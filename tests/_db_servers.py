@@ -1,4 +1,6 @@
-"""Real database servers for the toolkit's SQL tests: PostgreSQL and MariaDB in a temporary data dir.
+"""Real database servers for the tests: PostgreSQL and MariaDB in a temporary data dir.
+
+Used by the toolkit's SQL tools and the PostgreSQL stores (tests/conftest.py: one PostgreSQL per session).
 
 Each ``serve_*`` generator starts one server on a free 127.0.0.1 port, yields
 its URI once it answers, and stops it afterwards; it skips (saying why) when
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import socket
@@ -151,3 +154,13 @@ def serve_mariadb() -> Iterator[str]:
                 _stop(server, signal.SIGTERM)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def fresh_database(server: str, prefix: str) -> str:
+    """A new empty database on ``server`` (named ``prefix`` + random), as a URI."""
+    import psycopg
+
+    name = f"{prefix}_{secrets.token_hex(4)}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return server.rsplit("/", 1)[0] + "/" + name
