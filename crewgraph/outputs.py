@@ -9,8 +9,17 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
+from crewgraph._internal.shared_prompt import CompactMessage, plain_messages
 from crewgraph.usage_metrics import UsageMetrics
 
 __all__ = [
@@ -94,6 +103,19 @@ class TaskOutput(_Result):
     def has_tool_failures(self) -> bool:
         """True when a tool failed during the work (check before trusting ``raw``)."""
         return bool(self.tool_failures)
+
+    @field_validator("messages", mode="wrap")
+    @classmethod
+    def _keep_shared_prompts(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        """An agent step's messages keep their prompt as a ref to the run's shared context
+        (``crewgraph._internal.shared_prompt``): validating would copy each text out whole."""
+        if type(value) is list and any(type(m) is CompactMessage for m in value):
+            return handler(plain_messages(value)) if not all(isinstance(m, dict) for m in value) else list(value)
+        return handler(value)
+
+    @field_serializer("messages")
+    def _dump_messages(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return plain_messages(value)
 
     @model_validator(mode="after")
     def set_summary(self) -> Self:

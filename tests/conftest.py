@@ -5,13 +5,18 @@
   interpreters) compiled crewgraph from source: ~0.3-0.6 s of CPU each, hundreds of times. The
   controller compiles crewgraph, the examples and the tests' helper modules once before the
   workers start (``compileall`` skips files whose bytecode is current), as ``scripts/setup.sh``
-  does for the installed tree; a worktree run on ``PYTHONPATH`` gets the same.
+  does for the installed tree; a worktree run on ``PYTHONPATH`` gets the same. And the pytest
+  processes themselves write bytecode (``sys.dont_write_bytecode = False`` here, before any test
+  module is collected): pytest keeps each test module's assertion-rewritten code in
+  ``tests/**/__pycache__`` only when it may, and without it each xdist worker rewrote and compiled
+  all ~340 test modules again: collecting the suite took 31.7 s of CPU per process instead of
+  19.0 s (``pytest --collect-only -n 0``, load 18). Subprocesses keep the environment's setting.
 * Distribution: pyproject runs xdist with ``--dist loadgroup``. A test that uses a fixture shared
   beyond one test (``scope="module"``/``"class"``/``"package"``, defined in a test module or a
-  conftest) joins its module's group, and one that uses a session fixture defined here (the Ray
-  cluster...) joins that fixture's group: one worker runs them all, so the server, cluster,
-  scaffolded project or recorded run is made once instead of once per worker. Ungrouped tests
-  are handed out one at a time, as with ``--dist load``.
+  conftest) joins its module's group, and one that uses a session fixture of the suite's
+  conftests (the Ray cluster, the MiniLM embedder) joins that fixture's group: one worker runs
+  them all, so the server, cluster, scaffolded project or recorded run is made once instead of
+  once per worker. Ungrouped tests are handed out one at a time, as with ``--dist load``.
 * PostgreSQL: one real server per test session (Debian's package, a temporary data dir,
   127.0.0.1 on a free port; see ``_db_servers.py``), started on first use of
   ``postgres_server``; each module takes a database (``_db_servers.fresh_database``) or a
@@ -31,27 +36,23 @@ import pytest
 from _db_servers import serve_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.dont_write_bytecode = False  # pytest's assertion-rewrite cache for the test modules (above)
 _SHARED_SCOPES = {"module", "class", "package"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller compiled already
         return
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") or sys.dont_write_bytecode:
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         _compile_once()
 
 
 def _compile_once() -> None:
     """Write the bytecode subprocesses would otherwise compile anew each time."""
-    was = sys.dont_write_bytecode
-    sys.dont_write_bytecode = False
-    try:
-        for folder in ("crewgraph", "examples", "tests"):
-            path = ROOT / folder
-            if path.is_dir():
-                compileall.compile_dir(str(path), quiet=2, workers=0)
-    finally:
-        sys.dont_write_bytecode = was
+    for folder in ("crewgraph", "examples", "tests"):
+        path = ROOT / folder
+        if path.is_dir():
+            compileall.compile_dir(str(path), quiet=2, workers=0)
 
 
 def _group(item: pytest.Item) -> str | None:

@@ -22,6 +22,9 @@ What this module gives the stores (:mod:`crewgraph.checkpoint._postgres_stores`,
   seconds), so every read-then-write in the stores is as atomic as on SQLite. A read is one
   ``REPEATABLE READ READ ONLY`` snapshot. A connection the server dropped is replaced at the
   next transaction.
+- :func:`fence_in_transaction`: a leased run's writes check, in their own transaction, that
+  the lease row (read ``FOR SHARE``) is still this holder's (fencing, see
+  :mod:`crewgraph.checkpoint.lease`).
 - :func:`pg_problem`: a full disk, an I/O error, damaged data, a refused login and an
   unreachable server each get their own message (the host named, the password never).
 
@@ -366,11 +369,34 @@ class PGTransactions:
     def _translate(self, exc: BaseException) -> CheckpointError:
         return CheckpointError(pg_problem(self.noun, self.url, exc))
 
+    def _fenced(self, conn: Any, key: str) -> None:
+        """In a write transaction: refuse it (LeaseLostError) when ``key``'s lease was lost."""
+        keeper = self.fence_for(key)  # type: ignore[attr-defined]  # Fences, a base of the SQLite stores
+        if keeper is not None:
+            fence_in_transaction(conn, keeper, self.url)
+
     def lease_backend(self) -> Any:
         """The lease compare-and-set in this database (its own connection)."""
         from crewgraph.checkpoint._postgres_leases import PostgresLeases
 
         return PostgresLeases(self.url)
+
+
+def fence_in_transaction(conn: Any, keeper: Any, url: str) -> None:
+    """Fence a write in ``conn``'s open transaction on the store at ``url``: when the lease lives
+    in the same database and schema, its row is read ``FOR SHARE`` in this very transaction, so no
+    process can take the lease over between the check and the commit (a taker's compare-and-set
+    waits for it); else the lease backend checks it (:meth:`LeaseKeeper.verify`)."""
+    from crewgraph.checkpoint._postgres_leases import PostgresLeases
+    from crewgraph.checkpoint.lease import fence_check
+
+    backend = keeper.backend
+    if isinstance(backend, PostgresLeases) and split_url(backend.url) == split_url(url):
+        row = conn.execute("SELECT token, holder FROM leases WHERE resource = ? FOR SHARE",
+                           (keeper.resource,)).fetchone()
+        fence_check(keeper, None if row is None else (str(row[0]), str(row[1])))
+        return
+    keeper.verify()
 
 
 # ---------------------------------------------------------------------- errors

@@ -26,6 +26,7 @@ __all__ = [
     "open_batch_store",
     "open_checkpoint_store",
     "store_exists",
+    "without_password",
 ]
 
 STORE_URL_ENV = "CREWGRAPH_STORE_URL"
@@ -64,6 +65,19 @@ def display(location: Location) -> str:
     netloc = parts.netloc.rsplit("@", 1)
     user = netloc[0].split(":", 1)[0]
     return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def without_password(location: Location) -> Location:
+    """``location`` fit to be written to a file: a URL without its password (libpq then takes it
+    from ``$PGPASSWORD`` or ``~/.pgpass`` when the URL is opened again), a path as is."""
+    if not is_store_url(location):
+        return location
+    parts = urlsplit(str(location).strip())
+    if parts.password is None:
+        return str(location)
+    host = parts.netloc.rsplit("@", 1)[1]
+    user = parts.netloc.rsplit("@", 1)[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}@{host}" if user else host))
 
 
 def location_of(store: Any) -> Location:

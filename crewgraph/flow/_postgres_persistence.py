@@ -6,7 +6,8 @@ checkpoint tables: one ``postgresql://`` URL holds everything), so flows run by 
 several machines, and a ``crewgraph ui`` elsewhere, share their runs. Chosen by
 ``@persist("postgresql://...")``, ``PostgresFlowPersistence(url)``, or ``$CREWGRAPH_STORE_URL``
 for flows given no store. The run leases are the checkpoint store's
-(:mod:`crewgraph.checkpoint._postgres_leases`), in the same schema.
+(:mod:`crewgraph.checkpoint._postgres_leases`), in the same schema, and a leased run's journal
+writes are fenced in their own transactions (the lease row read ``FOR SHARE``).
 
 One connection per store object, opened on first use and shared by threads under a lock
 (each operation is one short transaction); a connection the server dropped is replaced.
@@ -51,6 +52,7 @@ class PostgresFlowPersistence(FlowPersistence):
 
     _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
     _conn: Any = PrivateAttr(default=None)
+    _fences: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def __init__(self, url: str | None = None, **data: Any) -> None:
         super().__init__(url=url if url is not None else data.pop("url", None), **data)
@@ -100,6 +102,30 @@ class PostgresFlowPersistence(FlowPersistence):
                 self._conn.close()
                 self._conn = None
 
+    @contextmanager
+    def fence(self, key: str, keeper: Any) -> Iterator[None]:
+        """Inside the block, writes for ``key`` (a run id or a state id) check in their own
+        transaction that ``keeper``'s lease is still held (fencing, as SQLiteFlowPersistence does)."""
+        if keeper is None:
+            yield
+            return
+        previous = self._fences.get(key)
+        self._fences[key] = keeper
+        try:
+            yield
+        finally:
+            if previous is None:
+                self._fences.pop(key, None)
+            else:
+                self._fences[key] = previous
+
+    def _fenced(self, conn: Any, key: str) -> None:
+        keeper = self._fences.get(key)
+        if keeper is not None:
+            from crewgraph.checkpoint._postgres import fence_in_transaction
+
+            fence_in_transaction(conn, keeper, self.url)
+
     def lease_backend(self) -> Any:
         """The lease compare-and-set in this store's schema (its own connection)."""
         from crewgraph.checkpoint._postgres_leases import PostgresLeases
@@ -113,6 +139,7 @@ class PostgresFlowPersistence(FlowPersistence):
 
     def save_state(self, flow_uuid: str, method_name: str, state_data: dict[str, Any] | BaseModel) -> None:
         with self._tx() as conn:
+            self._fenced(conn, flow_uuid)
             conn.execute("INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                          (flow_uuid, method_name, datetime.now(UTC).isoformat(), _json(state_data)))
 
@@ -134,6 +161,7 @@ class PostgresFlowPersistence(FlowPersistence):
             blob = None
         now = datetime.now(UTC).isoformat()
         with self._tx() as conn:
+            self._fenced(conn, flow_uuid)
             conn.execute("INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                          (flow_uuid, context.method_name, now, state_text))
             conn.execute(
@@ -164,6 +192,7 @@ class PostgresFlowPersistence(FlowPersistence):
     def save_run(self, run_id: str, flow_uuid: str, record: dict[str, Any]) -> None:
         text = json.dumps({**record, "run_id": run_id, "flow_uuid": flow_uuid}, default=str)
         with self._tx() as conn:  # a replaced record moves to the end, as SQLite's REPLACE does
+            self._fenced(conn, run_id)
             conn.execute(
                 "INSERT INTO flow_runs (run_id, flow_uuid, updated, record_json) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (run_id) DO UPDATE SET flow_uuid = EXCLUDED.flow_uuid, updated = EXCLUDED.updated,"
@@ -185,6 +214,7 @@ class PostgresFlowPersistence(FlowPersistence):
         self, run_id: str, seq: int, method: str, output: bytes, flow_uuid: str, state_data: Any
     ) -> None:
         with self._tx() as conn:  # one transaction: state and step together
+            self._fenced(conn, run_id)
             conn.execute("INSERT INTO flow_states (flow_uuid, method_name, timestamp, state_json) VALUES (?, ?, ?, ?)",
                          (flow_uuid, method, datetime.now(UTC).isoformat(), _json(state_data)))
             conn.execute("INSERT INTO flow_steps (run_id, seq, method, output) VALUES (?, ?, ?, ?)",

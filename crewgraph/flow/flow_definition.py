@@ -396,8 +396,10 @@ def _persist_data(definition: FlowPersistenceDefinition, exclude_none: bool) -> 
         target = type(store)
         data["persistence"] = {"ref": f"{target.__module__}:{target.__qualname__}"}
         db_path = getattr(store, "db_path", None)
-        if db_path is not None:
-            data["persistence"]["db_path"] = str(db_path)
+        if db_path is not None:  # a PostgreSQL URL's password is never written out (PGPASSWORD)
+            from crewgraph.checkpoint.location import without_password
+
+            data["persistence"]["db_path"] = str(without_password(str(db_path)))
     return data
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from crewgraph._internal.shared_prompt import retained_messages
 from crewgraph._internal.usage_scope import record_usage
 from crewgraph.errors import ConfigurationError, LLMError
 from crewgraph.events.llm_events import (
@@ -108,7 +109,7 @@ async def call_llm(
             **_sampling(llm, options),
         ))
     elif tracer is not None:
-        tracer.started(ctx.node_id, llm.model, tool_names, model_name, messages)
+        tracer.started(ctx.node_id, llm.model, tool_names, model_name, retained_messages(messages))
     start = time.perf_counter()
     extra: dict[str, Any] = dict(options or {})
     if streaming:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["CONTEXT_SEPARATOR", "EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt"]
+__all__ = ["CONTEXT_SEPARATOR", "EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt", "task_prompt_around"]
 
 MAX_ITER_MESSAGE = (
     "You have used the maximum number of tool calls allowed for this task. "
@@ -40,6 +40,24 @@ def task_prompt(
     output_schema: dict[str, Any] | None = None,
     has_tools: bool = False,
 ) -> str:
+    head, tail = task_prompt_around(description, expected_output, with_context=bool(context), memories=memories,
+                                    knowledge=knowledge, plan=plan, output_schema=output_schema, has_tools=has_tools)
+    return head + context + tail
+
+
+def task_prompt_around(
+    description: str,
+    expected_output: str,
+    *,
+    with_context: bool,
+    memories: str = "",
+    knowledge: str = "",
+    plan: str = "",
+    output_schema: dict[str, Any] | None = None,
+    has_tools: bool = False,
+) -> tuple[str, str]:
+    """``task_prompt`` as the text before and after its context (``head + context + tail``),
+    so a prompt can hold its context as a ref to text the run shares (see ``_context``)."""
     parts = [f"Current Task: {description}"]
     parts.append(
         "This is the expected criteria for your final answer: "
@@ -52,8 +70,11 @@ def task_prompt(
         )
     if plan:
         parts.append(f"Plan for this task:\n{plan}")
-    if context:
-        parts.append(f"This is the context you're working with:\n{context}")
+    head = ""
+    if with_context:
+        parts.append("This is the context you're working with:\n")
+        head = "\n\n".join(parts)
+        parts = []
     if memories:
         parts.append(f"Relevant memories:\n{memories}")
     if knowledge:
@@ -61,7 +82,8 @@ def task_prompt(
     if has_tools:
         parts.append("Use the tools available to you when they help; answer directly when you are done.")
     parts.append("Begin! This is VERY important to you, do your best work.")
-    return "\n\n".join(parts)
+    tail = "\n\n".join(parts)
+    return (head, "\n\n" + tail) if with_context else ("", tail)
 
 
 CONTEXT_SEPARATOR = "\n\n----------\n\n"

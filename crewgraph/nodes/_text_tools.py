@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from crewgraph._internal.shared_prompt import PromptMessage
 from crewgraph.llm.types import ToolSpec
 
 __all__ = [
@@ -181,7 +182,7 @@ def text_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif msg.get("role") == "tool":
             out.append(observation_message(str(msg.get("content") or "")))
         else:
-            out.append(dict(msg))
+            out.append(msg.copy() if type(msg) is PromptMessage else dict(msg))
     return out
 
 

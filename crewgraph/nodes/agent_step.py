@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from crewgraph._internal import execution_vars
 from crewgraph._internal.interpolate import interpolate
+from crewgraph._internal.shared_prompt import ContextRef, PromptMessage, retained_messages
 from crewgraph.errors import LLMError, MaxIterationsError, NodeTimeoutError
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
 from crewgraph.events.crew_events import TaskStartedEvent
@@ -42,7 +43,7 @@ from crewgraph.nodes import _context_window as window
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes import human_input
 from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
-from crewgraph.nodes._context import context_entry, prefix_context
+from crewgraph.nodes._context import context_entry, prefix_context_ref
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
 from crewgraph.nodes._prompts import (
     EMPTY_ANSWER_MESSAGE,
@@ -50,7 +51,7 @@ from crewgraph.nodes._prompts import (
     NO_TOOLS_MESSAGE,
     format_context,
     system_prompt,
-    task_prompt,
+    task_prompt_around,
 )
 from crewgraph.nodes._step_continue import ContinuedAnswers, was_cut
 from crewgraph.nodes._step_window import ContextWindowSteps
@@ -422,8 +423,10 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             # plan came from nodes that are not upstream of the guardrail that spawned it.
             messages = [dict(m) for m in self.base_messages]
         else:
-            context = self._context(ctx) if given_context is None else given_context
-            messages = self._first_messages(ctx, context)
+            context, ref = self._context_ref(ctx)
+            if given_context is not None and given_context != context:  # a pre_step hook changed it
+                context, ref = given_context, None
+            messages = self._first_messages(ctx, context, ref)
         if self.feedback:
             if self.previous_output is not None:
                 messages.append({"role": "assistant", "content": self.previous_output})
@@ -453,30 +456,40 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
         return loop.who or f"Agent {self.agent_role!r} on task {self.task_name!r}"
 
     def _context(self, ctx: NodeContext) -> str:
-        if isinstance(self.context_nodes, NodePrefix):
-            return prefix_context(ctx, self.context_nodes)
-        return format_context([entry for nid in self.context_nodes if (entry := context_entry(ctx, nid))])
+        return self._context_ref(ctx)[0]
 
-    def _first_messages(self, ctx: NodeContext, context: str) -> list[dict[str, Any]]:
+    def _context_ref(self, ctx: NodeContext) -> tuple[str, ContextRef | None]:
+        """The context text, and for a default context a ref to it in the run's shared text."""
+        if isinstance(self.context_nodes, NodePrefix):
+            return prefix_context_ref(ctx, self.context_nodes)
+        return format_context([entry for nid in self.context_nodes if (entry := context_entry(ctx, nid))]), None
+
+    def _first_messages(self, ctx: NodeContext, context: str, ref: ContextRef | None = None) -> list[dict[str, Any]]:
         memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""
         knowledge = str(ctx.upstream.get(self.knowledge_node) or "") if self.knowledge_node is not None else ""
-        prompt = task_prompt(
+        head, tail = task_prompt_around(
             self._description(ctx),
             interpolate(self.expected_output, ctx.inputs),
-            context=context,
+            with_context=bool(context),
             memories=memories,
             knowledge=knowledge,
             plan=self.plan or self._planned(ctx),
             output_schema=self.output_schema,
             has_tools=bool(self.tools),
-        ) + self.skills_context + self.trained_instructions
-        content: Any = prompt
+        )
+        tail += self.skills_context + self.trained_instructions
+        prompt = head + context + tail
+        user: dict[str, Any] = {"role": "user", "content": prompt}
         if self.input_files:
             from crewgraph._internal.input_files import content_parts
 
             text, parts = content_parts(list(self.input_files))
             prompt = f"{prompt}\n\n{text}" if text else prompt
-            content = [{"type": "text", "text": prompt}, *parts] if parts else prompt
+            user["content"] = [{"type": "text", "text": prompt}, *parts] if parts else prompt
+        elif ref is not None and context:
+            # The same dict the model is sent, which keeps only a ref to the shared context
+            # once the call is over (TaskOutput.messages, the run graph's call records).
+            user = PromptMessage(head, ref, tail, prompt)
         return [
             {
                 "role": "system",
@@ -487,7 +500,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
                     self.system_template,
                 ),
             },
-            {"role": "user", "content": content},
+            user,
         ]
 
     def _description(self, ctx: NodeContext) -> str:
@@ -652,7 +665,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             agent=interpolate(self.agent_role, ctx.inputs),
             token_usage=loop.usage,
             tool_failures=list(loop.tool_failures),
-            messages=loop.messages,
+            messages=retained_messages(loop.messages),
             grounded=grounded,
             warnings=[warning] if warning else [],
         )

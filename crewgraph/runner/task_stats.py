@@ -4,15 +4,11 @@ Called when a task's output is final, from what the scheduler recorded: ``start_
 the task's first node started, ``end_time`` now; one ``increment_tools_errors()`` per tool
 failure in the output; one ``increment_delegations(role)`` per coworker step the task's agent
 spawned (a delegation or a question, as CrewAI counts both).
-
-The coworker steps are found among the agent step's own children (``children``, the
-scheduler's spawn index): walking every record of the run for each task made a crew's
-run quadratic in its tasks (half the CPU of a 10,000-task kickoff, issue 28).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -24,8 +20,11 @@ _COWORKER_MODES = (".delegate.", ".ask.")
 
 
 def record_task_stats(task: Any, output: Any, plan: Mapping[str, Any] | None,
-                      records: Mapping[str, RunRecord], children: Callable[[str], Iterable[str]]) -> None:
-    """Feed ``task``'s run state from ``plan`` (the compiled task's node ids) and ``records``."""
+                      records: Mapping[str, RunRecord],
+                      children_of: Callable[[str], list[str]] | None = None) -> None:
+    """Feed ``task``'s run state from ``plan`` (the compiled task's node ids) and ``records``.
+    ``children_of`` (the scheduler's ids of the nodes a node spawned) spares a scan of every
+    record of the run per task, which made a crew's task bookkeeping O(N^2)."""
     if not hasattr(task, "record_times"):
         return
     started = None
@@ -39,7 +38,11 @@ def record_task_stats(task: Any, output: Any, plan: Mapping[str, Any] | None,
     if plan is None:
         return
     agent_step = str(plan["agent"])
-    for child in dict.fromkeys(children(agent_step)):  # a node spawned again keeps one record
-        rec = records.get(child)
-        if rec is not None and rec.parent == agent_step and any(m in child for m in _COWORKER_MODES):
+    if children_of is not None:
+        # a node spawned again keeps one record: each id once
+        spawned = [rec for nid in dict.fromkeys(children_of(agent_step)) if (rec := records.get(nid)) is not None]
+    else:
+        spawned = [rec for rec in records.values() if rec.parent == agent_step]
+    for rec in spawned:
+        if rec.parent == agent_step and any(m in rec.node_id for m in _COWORKER_MODES):
             task.increment_delegations(rec.label.split(": ", 1)[0] or None)

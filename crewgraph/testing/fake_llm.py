@@ -20,6 +20,7 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
+from crewgraph._internal.shared_prompt import PromptMessage
 from crewgraph.errors import CrewGraphError
 from crewgraph.llm.base import BaseLLM
 from crewgraph.llm.structured import parse_model_output
@@ -45,6 +46,9 @@ class FakeToolCall:
 @dataclass
 class FakeRequest:
     """One call the fake received: a copy of the messages, the tools and the response model.
+
+    A task prompt that shares the run's context text (a default-context crew) is kept as a
+    ref to it, as the task's ``TaskOutput.messages`` keeps it: it reads as the same dict.
 
     ``stream`` is True when the caller asked for the reply as a stream.
     """
@@ -183,7 +187,8 @@ class FakeLLM(BaseLLM):
     ) -> LLMResponse:
         on_chunk: OnChunk | None = kwargs.get("on_chunk")
         request = FakeRequest(
-            messages=[dict(m) for m in messages],
+            # a task prompt that shares the run's context text is kept as a ref to it
+            messages=[m.retained() if type(m) is PromptMessage else dict(m) for m in messages],
             tools=list(tools or []),
             response_model=response_model,
             kwargs={k: v for k, v in kwargs.items() if k not in ("emit", "on_chunk", "stream")},
@@ -205,12 +210,12 @@ class FakeLLM(BaseLLM):
             item = item(request)
             if inspect.isawaitable(item):
                 item = await item
-        response = self._build(item, request)
+        response = self._build(item, request, sum(len(str(m.get("content") or "")) for m in messages))
         if request.stream and on_chunk is not None:
             await _stream(response, on_chunk)
         return response
 
-    def _build(self, item: FakeReply, request: FakeRequest) -> LLMResponse:
+    def _build(self, item: FakeReply, request: FakeRequest, prompt_chars: int) -> LLMResponse:
         if isinstance(item, BaseException) or (
             isinstance(item, type) and issubclass(item, BaseException)
         ):
@@ -247,7 +252,7 @@ class FakeLLM(BaseLLM):
             content=content,
             tool_calls=tool_calls,
             parsed=parsed,
-            usage=_estimate_usage(request, content, tool_calls),
+            usage=_estimate_usage(prompt_chars, content, tool_calls),
             model=self.model,
             finish_reason="tool_calls" if tool_calls else "stop",
         )
@@ -293,8 +298,8 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
-def _estimate_usage(request: FakeRequest, content: str | None, calls: list[ToolCall]) -> UsageMetrics:
-    prompt = _tokens("".join(str(m.get("content") or "") for m in request.messages))
+def _estimate_usage(prompt_chars: int, content: str | None, calls: list[ToolCall]) -> UsageMetrics:
+    prompt = max(1, prompt_chars // 4)
     completion = _tokens((content or "") + "".join(c.name + c.arguments for c in calls))
     return UsageMetrics(
         prompt_tokens=prompt,

@@ -2,7 +2,9 @@
 
 The real-process race (SIGSTOP a holder past its lease, another takes over, SIGCONT) is in
 test_lease_races.py; here each store's fenced writes are checked directly, with a holder whose
-lease is left unrenewed (a stalled process) and then taken by a second one.
+lease is left unrenewed (a stalled process) and then taken by a second one. Tests taking
+``store_location`` run on SQLite and on PostgreSQL (there the lease row is read ``FOR SHARE`` in
+the write's transaction).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import pytest
 from crewgraph.checkpoint import SQLiteCheckpointStore
 from crewgraph.checkpoint.batch_store import BatchStore, item_key
 from crewgraph.checkpoint.lease import LeaseKeeper, LeaseLostError, acquire_lease, me
+from crewgraph.checkpoint.location import open_batch_store, open_checkpoint_store
 from crewgraph.checkpoint.setup import ResolvedCheckpoint, fenced_run
-from crewgraph.flow.persistence import SQLiteFlowPersistence
+from crewgraph.flow.persistence import flow_persistence
 
 
 def _stalled(backend: Any, resource: str, ttl: float = 0.15) -> LeaseKeeper:
@@ -32,8 +35,9 @@ def _take_over(backend: Any, resource: str, ttl: float = 0.15) -> LeaseKeeper:
     return acquire_lease(backend, resource, ttl=30.0)
 
 
-def test_a_checkpoint_write_after_a_takeover_is_refused_and_names_the_new_holder(tmp_path: Path) -> None:
-    store = SQLiteCheckpointStore(tmp_path / "cp.db")
+def test_a_checkpoint_write_after_a_takeover_is_refused_and_names_the_new_holder(
+        store_location: Path | str) -> None:
+    store = open_checkpoint_store(store_location)
     store.start_run("r1", name="crew")
     backend = store.lease_backend()
     late = _stalled(backend, "run:r1")
@@ -54,8 +58,8 @@ def test_a_checkpoint_write_after_a_takeover_is_refused_and_names_the_new_holder
     store.close()
 
 
-def test_a_stalled_holder_nobody_took_over_keeps_writing(tmp_path: Path) -> None:
-    store = SQLiteCheckpointStore(tmp_path / "cp.db")
+def test_a_stalled_holder_nobody_took_over_keeps_writing(store_location: Path | str) -> None:
+    store = open_checkpoint_store(store_location)
     store.start_run("r1", name="crew")
     backend = store.lease_backend()
     late = _stalled(backend, "run:r1", ttl=0.05)
@@ -67,8 +71,8 @@ def test_a_stalled_holder_nobody_took_over_keeps_writing(tmp_path: Path) -> None
     store.close()
 
 
-def test_batch_input_writes_are_fenced_by_the_input_lease(tmp_path: Path) -> None:
-    store = BatchStore(tmp_path / "cp.db")
+def test_batch_input_writes_are_fenced_by_the_input_lease(store_location: Path | str) -> None:
+    store: BatchStore = open_batch_store(store_location)
     batch_id = store.create_batch("tagger", ["f0", "f1"])
     backend = store.lease_backend()
     late = _stalled(backend, item_key(batch_id, 0))
@@ -111,8 +115,8 @@ def test_a_store_without_fences_checks_the_lease_through_its_backend(tmp_path: P
     real.close()
 
 
-def test_flow_journal_writes_are_fenced(tmp_path: Path) -> None:
-    store = SQLiteFlowPersistence(tmp_path / "flows.db")
+def test_flow_journal_writes_are_fenced(store_location: Path | str) -> None:
+    store: Any = flow_persistence(store_location)
     backend = store.lease_backend()
     late = _stalled(backend, "flow:run-1")
     with store.fence("run-1", late), store.fence("state-1", late):

@@ -84,3 +84,24 @@ def test_persist_by_url_resumes_answers_and_keys_runs(postgres_store_url: str,
         Keyed().kickoff({"n": 2}, run_key="nightly")
     default: FlowPersistence = Keyed()._persistence_plan()[""][0]
     assert type(default).__name__ == "PostgresFlowPersistence"
+
+
+def test_a_definition_written_out_never_holds_the_url_password(postgres_store_url: str) -> None:
+    from crewgraph.checkpoint.location import without_password
+    from crewgraph.flow.flow_definition import FlowDefinition, FlowPersistenceDefinition
+
+    secret = postgres_store_url.replace("postgresql://", "postgresql://crew:s3cret@", 1) \
+        if "@" not in postgres_store_url else postgres_store_url
+    store = flow_persistence(secret)
+    try:
+        definition = FlowDefinition.model_validate({"name": "kept", "methods": {
+            "a": {"start": True, "do": {"call": "expression", "expr": "1"}}}})
+        definition.persist = FlowPersistenceDefinition(enabled=True, persistence=store)
+        written = definition.to_dict()["persist"]["persistence"]
+    finally:
+        store.close()
+    assert written["ref"].endswith(":PostgresFlowPersistence")
+    assert "s3cret" not in written["db_path"] and written["db_path"] == without_password(secret)
+    assert without_password("postgresql://u:p@h:5/db?schema=x") == "postgresql://u@h:5/db?schema=x"
+    assert without_password("postgresql://:p@h/db") == "postgresql://h/db"
+    assert without_password("/tmp/flows.db") == "/tmp/flows.db"
