@@ -14,14 +14,18 @@ from crewgraph import LLM, Agent, Crew, Task
 from crewgraph.agents.agent_adapters.base_agent_adapter import BaseAgentAdapter
 from crewgraph.agents.agent_adapters.base_converter_adapter import BaseConverterAdapter
 from crewgraph.agents.agent_adapters.base_tool_adapter import BaseToolAdapter
+from crewgraph.agents.agent_adapters.langgraph.langgraph_adapter import LangGraphAgentAdapter
+from crewgraph.agents.agent_adapters.openai_agents.openai_adapter import OpenAIAgentAdapter
 from crewgraph.testing import FakeLLM, OpenAICompatServer, ServerReply
 from crewgraph.tools import tool
 
-pytest.importorskip("langgraph.prebuilt")
-pytest.importorskip("agents")
 
-from crewgraph.agents.agent_adapters.langgraph.langgraph_adapter import LangGraphAgentAdapter
-from crewgraph.agents.agent_adapters.openai_agents.openai_adapter import OpenAIAgentAdapter
+@pytest.fixture(scope="module", autouse=True)
+def _frameworks_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import langgraph or agents
+    (the adapters import their framework only when built)."""
+    pytest.importorskip("langgraph.prebuilt")
+    pytest.importorskip("agents")
 
 
 @tool("Weather Lookup")

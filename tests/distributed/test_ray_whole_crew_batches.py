@@ -14,7 +14,11 @@ from crewgraph.checkpoint.batch_store import BatchStore
 from crewgraph.errors import BatchError
 from crewgraph.testing import FakeLLM
 
-pytest.importorskip("ray")
+
+@pytest.fixture(scope="module", autouse=True)
+def _ray_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import ray."""
+    pytest.importorskip("ray")
 
 
 def _topic(req: Any) -> str:

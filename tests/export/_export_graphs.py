@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import networkx as nx
-
 from crewgraph.graph import ExecutionGraph, Node, NodeContext, NodeResult, RunGraph, RunRecord
 from crewgraph.outputs import UsageMetrics
 
@@ -113,6 +111,8 @@ def make_plan() -> ExecutionGraph:
 
 
 def make_run() -> RunGraph:
+    import networkx as nx  # here, not at module level: collecting the suite then skips networkx
+
     """research (restored) -> write (completed, 2 tool calls, one retry) -> publish (failed),
     review (skipped), and a pending template tool."""
     graph = nx.DiGraph()

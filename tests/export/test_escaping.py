@@ -8,7 +8,6 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import networkx as nx
 import pytest
 from _dot_read import label_text, node_attrs
 from _mermaid_check import check_mermaid
@@ -21,6 +20,8 @@ NODE_ID = 'step "one":x\\y <z>'
 
 
 def nasty_run() -> RunGraph:
+    import networkx as nx  # here, not at module level: collecting the suite then skips networkx
+
     graph = nx.DiGraph()
 
     def add(node_id: str, kind: str, label: str, **fields: object) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import networkx as nx
 import pytest
 from _dot_read import edge_attrs, label_text, node_attrs, node_ids
 from _export_graphs import AgentStep, make_run
@@ -102,6 +101,8 @@ def test_run_to_json() -> None:
 
 
 def test_node_without_record_is_pending() -> None:
+    import networkx as nx  # here, not at module level: collecting the suite then skips networkx
+
     graph = nx.DiGraph()
     graph.add_node("a", node=AgentStep(id="a", label="late node"), kind="agent_step")
     run = RunGraph(run_id="r", name="n", graph=graph)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import networkx as nx
 import pytest
 
 from crewgraph.graph.digraph import Digraph, GraphCycleError
@@ -35,6 +34,8 @@ def test_reads_like_networkx() -> None:
 
 
 def test_networkx_view_shares_storage_both_ways() -> None:
+    import networkx as nx  # here, not at module level: collecting the suite then skips networkx
+
     g = _sample()
     view = g.to_networkx()
     assert isinstance(view, nx.DiGraph)
@@ -49,6 +50,8 @@ def test_networkx_view_shares_storage_both_ways() -> None:
 
 
 def test_wraps_an_existing_networkx_graph_without_copying() -> None:
+    import networkx as nx  # here, not at module level: collecting the suite then skips networkx
+
     base = nx.DiGraph(name="given")
     base.add_edge("x", "y", kind="order")
     g = Digraph.sharing(base)

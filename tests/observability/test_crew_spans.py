@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from opentelemetry.trace import StatusCode
 
 from crewgraph import Agent, Crew, Task
 from crewgraph.testing import FakeLLM
@@ -32,6 +31,8 @@ def _crew(llm: FakeLLM, *, guardrail: Any = None, **crew_options: Any) -> Crew:
 
 
 def test_a_crew_with_a_tool_call_a_retry_and_a_guardrail_redo(spans: Spans) -> None:
+    from opentelemetry.trace import StatusCode
+
     verdicts = iter([(False, "Say more"), (True, "ok")])
     llm = FakeLLM([FakeToolCall("lookup", {"name": "Ann"}), ConnectionError("reset"), "short", "longer", "report"])
     assert _crew(llm, guardrail=lambda output: next(verdicts), tracing=True).kickoff().raw == "report"
@@ -72,6 +73,8 @@ def test_a_crew_with_a_tool_call_a_retry_and_a_guardrail_redo(spans: Spans) -> N
 
 
 def test_a_failure_marks_its_spans_and_the_run(spans: Spans) -> None:
+    from opentelemetry.trace import StatusCode
+
     llm = FakeLLM([ValueError("the model broke")] * 4)
     with pytest.raises(Exception, match="the model broke"):
         _crew(llm, tracing=True).kickoff()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from opentelemetry.trace import StatusCode
-
 from crewgraph import Agent, Crew, Flow, Task
 from crewgraph.flow import listen, start
 from crewgraph.testing import FakeLLM
@@ -29,6 +27,8 @@ class PoemFlow(Flow):
 
 
 def test_a_traced_flow_nests_its_methods_and_their_crews(spans: Spans) -> None:
+    from opentelemetry.trace import StatusCode
+
     assert PoemFlow(tracing=True).kickoff() == "a poem"
     flow = spans.one("flow PoemFlow")
     assert spans.parent(flow) is None

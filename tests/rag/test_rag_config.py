@@ -24,7 +24,12 @@ from crewgraph.rag.embeddings.providers.openclip.types import OpenCLIPProviderSp
 from crewgraph.rag.qdrant.config import QdrantConfig
 from crewgraph.testing import FakeEmbedder
 
-pytest.importorskip("qdrant_client", reason="qdrant-client is not installed (crewgraph[qdrant])")
+
+@pytest.fixture(scope="module", autouse=True)
+def _qdrant_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import qdrant_client."""
+    pytest.importorskip("qdrant_client", reason="qdrant-client is not installed (crewgraph[qdrant])")
+
 
 DOCS = [
     {"content": "The payment service retries a failed charge three times.", "metadata": {"team": "billing"}},

@@ -9,16 +9,23 @@ wire-protocol fake (``_fake_mongod``), which answers DocumentDB's documented
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
-
-pytest.importorskip("pymongo", reason="pymongo is not installed (pip install 'crewgraph[tools]')")
-
-from _fake_mongod import FakeMongod
 
 from crewgraph.rag.embeddings.onnx_minilm import default_embedder
 from crewgraph.toolkit import AzureDocumentDBVectorSearchConfig, AzureDocumentDBVectorSearchTool
 from crewgraph.tools import ToolFailure
+
+if TYPE_CHECKING:
+    from _fake_mongod import FakeMongod
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pymongo_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import pymongo."""
+    pytest.importorskip("pymongo", reason="pymongo is not installed (pip install 'crewgraph[tools]')")
+
 
 FACTS = [
     ("Invoices are archived for seven years in the finance vault.", {"team": "finance"}),
@@ -29,6 +36,8 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def mongod() -> Iterator[FakeMongod]:
+    from _fake_mongod import FakeMongod  # imports bson: not at collection
+
     with FakeMongod() as server:
         yield server
 

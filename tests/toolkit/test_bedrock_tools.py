@@ -21,7 +21,11 @@ from crewgraph.testing.fake_http import FakeRequestRecord
 from crewgraph.toolkit import BedrockInvokeAgentTool, BedrockKBRetrieverTool
 from crewgraph.tools import ToolFailure
 
-pytest.importorskip("boto3", reason="boto3 is not installed (pip install 'crewgraph[aws]')")
+
+@pytest.fixture(scope="module", autouse=True)
+def _boto3_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import boto3."""
+    pytest.importorskip("boto3", reason="boto3 is not installed (pip install 'crewgraph[aws]')")
 
 
 def _frame(headers: dict[str, str], payload: bytes) -> bytes:

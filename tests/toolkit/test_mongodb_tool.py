@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
-
-pytest.importorskip("pymongo", reason="pymongo is not installed (pip install 'crewgraph[tools]')")
-
-from _fake_mongod import FakeMongod
 
 from crewgraph.rag.embeddings.onnx_minilm import default_embedder
 from crewgraph.toolkit import MongoDBVectorSearchConfig, MongoDBVectorSearchTool
 from crewgraph.tools import ToolFailure
+
+if TYPE_CHECKING:
+    from _fake_mongod import FakeMongod
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pymongo_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import pymongo."""
+    pytest.importorskip("pymongo", reason="pymongo is not installed (pip install 'crewgraph[tools]')")
+
 
 FACTS = [
     ("The payment service retries failed charges three times.", {"team": "payments"}),
@@ -29,6 +36,8 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def mongod() -> Iterator[FakeMongod]:
+    from _fake_mongod import FakeMongod  # imports bson: not at collection
+
     with FakeMongod() as server:
         yield server
 

@@ -13,8 +13,12 @@ from crewgraph.toolkit import QdrantVectorSearchTool
 from crewgraph.toolkit.qdrant_tool import QdrantConfig
 from crewgraph.tools import ToolFailure
 
-qdrant_client = pytest.importorskip("qdrant_client", reason="qdrant-client is not installed (crewgraph[qdrant])")
-models = qdrant_client.http.models
+
+@pytest.fixture(scope="module", autouse=True)
+def _qdrant_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import qdrant_client."""
+    pytest.importorskip("qdrant_client", reason="qdrant-client is not installed (crewgraph[qdrant])")
+
 
 DOCS = [
     ("The payment service retries a failed charge three times.", {"team": "billing", "id": 1}),
@@ -28,6 +32,8 @@ def _embed(text: str) -> list[float]:
 
 
 def _fill(client: object, name: str, embed: object = _embed) -> None:
+    from qdrant_client.http import models
+
     first = embed(DOCS[0][0])  # type: ignore[operator]
     client.create_collection(name, vectors_config=models.VectorParams(size=len(first), distance=models.Distance.COSINE))  # type: ignore[attr-defined]
     client.upsert(name, points=[  # type: ignore[attr-defined]
@@ -36,6 +42,8 @@ def _fill(client: object, name: str, embed: object = _embed) -> None:
 
 
 def test_search_on_an_embedded_store_with_a_custom_embedding(tmp_path: Path) -> None:
+    import qdrant_client
+
     store = tmp_path / "qdrant"
     writer = qdrant_client.QdrantClient(path=str(store))
     _fill(writer, "notes")
@@ -55,6 +63,9 @@ def test_search_on_an_embedded_store_with_a_custom_embedding(tmp_path: Path) -> 
 
 
 def test_config_filter_client_and_import_path(tmp_path: Path) -> None:
+    import qdrant_client
+    from qdrant_client.http import models
+
     client = qdrant_client.QdrantClient(location=":memory:")
     _fill(client, "notes")
     base = models.Filter(must_not=[models.FieldCondition(key="team", match=models.MatchValue(value="kitchen"))])
@@ -70,6 +81,8 @@ def test_config_filter_client_and_import_path(tmp_path: Path) -> None:
 
 
 def test_default_openai_embedding(monkeypatch: pytest.MonkeyPatch) -> None:
+    import qdrant_client
+
     client = qdrant_client.QdrantClient(location=":memory:")
     _fill(client, "notes", embed=embedding_for)  # the server's deterministic embedding
     with OpenAICompatServer() as server:

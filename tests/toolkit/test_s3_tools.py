@@ -14,8 +14,12 @@ import pytest
 from crewgraph.toolkit import S3ReaderTool, S3WriterTool
 from crewgraph.tools import ToolFailure
 
-boto3 = pytest.importorskip("boto3", reason="boto3 is not installed (pip install 'crewgraph[aws]')")
-pytest.importorskip("moto.server", reason="moto[server] is not installed (the dev extra brings it)")
+
+@pytest.fixture(scope="module", autouse=True)
+def _aws_libraries_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import boto3 or moto."""
+    pytest.importorskip("boto3", reason="boto3 is not installed (pip install 'crewgraph[aws]')")
+    pytest.importorskip("moto.server", reason="moto[server] is not installed (the dev extra brings it)")
 
 
 def _free_port() -> int:
@@ -61,6 +65,8 @@ def _aws(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _bucket(url: str, name: str) -> None:
+    import boto3
+
     client = boto3.client("s3", endpoint_url=url, region_name="eu-central-1", aws_access_key_id="crew-key",
                           aws_secret_access_key="crew-secret")
     client.create_bucket(Bucket=name, CreateBucketConfiguration={"LocationConstraint": "eu-central-1"})

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -15,29 +16,39 @@ from crewgraph.testing.fake_http import FakeRequestRecord
 from crewgraph.toolkit import SnowflakeConfig, SnowflakeSearchTool
 from crewgraph.tools import ToolFailure
 
-crypto = pytest.importorskip("cryptography", reason="cryptography is not installed")
-from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import padding, rsa  # noqa: E402
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
-KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-PEM = KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
 _CALLS = {"poll": 0}
 
 
-def _verified(request: FakeRequestRecord) -> dict[str, Any] | None:
+@pytest.fixture(scope="module")
+def key() -> RSAPrivateKey:
+    """The key pair, made here rather than at import so collecting the suite neither imports cryptography
+    nor spends CPU on an RSA key."""
+    pytest.importorskip("cryptography", reason="cryptography is not installed")
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _verified(key: RSAPrivateKey, request: FakeRequestRecord) -> dict[str, Any] | None:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
     if request.headers.get("x-snowflake-authorization-token-type") != "KEYPAIR_JWT":
         return None
     head, claims, sig = request.headers["authorization"].removeprefix("Bearer ").split(".")
     pad = lambda s: base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))  # noqa: E731
     try:
-        KEY.public_key().verify(pad(sig), f"{head}.{claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
+        key.public_key().verify(pad(sig), f"{head}.{claims}".encode(), padding.PKCS1v15(), hashes.SHA256())
     except Exception:
         return None
     return json.loads(pad(claims))
 
 
-def _submit(request: FakeRequestRecord) -> Any:
-    claims = _verified(request)
+def _submit(key: RSAPrivateKey, request: FakeRequestRecord) -> Any:
+    claims = _verified(key, request)
     if claims is None or claims["sub"] != "ACME.ANALYST":
         return 401, {"code": "390144", "message": "JWT token is invalid."}
     if "nope" in request.json["statement"]:
@@ -53,15 +64,18 @@ def _poll(request: FakeRequestRecord) -> Any:
 
 
 @pytest.fixture(scope="module")
-def snowflake() -> Iterator[FakeHTTPService]:
-    with FakeHTTPService({"POST /api/v2/statements": _submit, "GET /api/v2/statements/h-1": _poll}) as api:
+def snowflake(key: RSAPrivateKey) -> Iterator[FakeHTTPService]:
+    with FakeHTTPService({"POST /api/v2/statements": functools.partial(_submit, key), "GET /api/v2/statements/h-1": _poll}) as api:
         yield api
 
 
 @pytest.fixture
-def key_file(tmp_path: Path) -> Path:
+def key_file(key: RSAPrivateKey, tmp_path: Path) -> Path:
+    from cryptography.hazmat.primitives import serialization
+
     path = tmp_path / "rsa_key.p8"
-    path.write_bytes(PEM)
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()))
     return path
 
 

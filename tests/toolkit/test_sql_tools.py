@@ -18,12 +18,18 @@ from crewgraph.toolkit import MySQLSearchTool, NL2SQLTool, SingleStoreSearchTool
 from crewgraph.toolkit.nl2sql_tool import check_statement
 from crewgraph.tools import ToolFailure
 
-pymysql = pytest.importorskip("pymysql", reason="pymysql is not installed (pip install 'crewgraph[mysql]')")
-pytest.importorskip("sqlalchemy", reason="sqlalchemy is not installed (pip install 'crewgraph[sqlalchemy]')")
+
+@pytest.fixture(scope="module", autouse=True)
+def _drivers_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import pymysql or sqlalchemy."""
+    pytest.importorskip("pymysql", reason="pymysql is not installed (pip install 'crewgraph[mysql]')")
+    pytest.importorskip("sqlalchemy", reason="sqlalchemy is not installed (pip install 'crewgraph[sqlalchemy]')")
 
 
 @pytest.fixture(scope="module")
 def mysql_uri() -> Iterator[str]:
+    import pymysql
+
     for uri in serve_mariadb():
         port = int(uri.rsplit(":", 1)[1].split("/")[0])
         conn = pymysql.connect(host="127.0.0.1", port=port, user="root", database="shop", autocommit=True)

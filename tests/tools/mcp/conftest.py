@@ -7,12 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install 'crewgraph[mcp]'")
-
 from _mcp_servers import SERVER, HTTPServer
 
 from crewgraph.tools.mcp import MCPServerStdio, clear_tool_cache
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _mcp_installed() -> None:
+    """Skips at setup rather than at import, so collecting the suite does not import mcp."""
+    pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install 'crewgraph[mcp]'")
 
 
 @pytest.fixture(autouse=True)
