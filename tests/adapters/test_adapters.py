@@ -20,9 +20,9 @@ from crewgraph.testing import FakeLLM, OpenAICompatServer, ServerReply
 from crewgraph.tools import tool
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _frameworks_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import langgraph or agents
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import langgraph or agents
     (the adapters import their framework only when built)."""
     pytest.importorskip("langgraph.prebuilt")
     pytest.importorskip("agents")

@@ -31,9 +31,9 @@ from crewgraph.testing import FakeLLM, FakeRequest, FakeToolCall
 from crewgraph.tools import tool
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _ray_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import ray."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import ray."""
     pytest.importorskip("ray")
 
 

@@ -15,9 +15,9 @@ from crewgraph.errors import BatchError
 from crewgraph.testing import FakeLLM
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _ray_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import ray."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import ray."""
     pytest.importorskip("ray")
 
 

@@ -25,9 +25,9 @@ from crewgraph.rag.qdrant.config import QdrantConfig
 from crewgraph.testing import FakeEmbedder
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _qdrant_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import qdrant_client."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import qdrant_client."""
     pytest.importorskip("qdrant_client", reason="qdrant-client is not installed (crewgraph[qdrant])")
 
 

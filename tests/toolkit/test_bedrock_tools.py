@@ -22,9 +22,9 @@ from crewgraph.toolkit import BedrockInvokeAgentTool, BedrockKBRetrieverTool
 from crewgraph.tools import ToolFailure
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _boto3_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import boto3."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import boto3."""
     pytest.importorskip("boto3", reason="boto3 is not installed (pip install 'crewgraph[aws]')")
 
 

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from _fake_mongod import FakeMongod
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _pymongo_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import pymongo."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import pymongo."""
     pytest.importorskip("pymongo", reason="pymongo is not installed (pip install 'crewgraph[tools]')")
 
 
@@ -36,6 +36,7 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def mongod() -> Iterator[FakeMongod]:
+    pytest.importorskip("pymongo", reason="pymongo is not installed (pip install 'crewgraph[tools]')")
     from _fake_mongod import FakeMongod  # imports bson: not at collection
 
     with FakeMongod() as server:

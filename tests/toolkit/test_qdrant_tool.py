@@ -14,9 +14,9 @@ from crewgraph.toolkit.qdrant_tool import QdrantConfig
 from crewgraph.tools import ToolFailure
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _qdrant_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import qdrant_client."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import qdrant_client."""
     pytest.importorskip("qdrant_client", reason="qdrant-client is not installed (crewgraph[qdrant])")
 
 

@@ -15,11 +15,16 @@ from crewgraph.toolkit import S3ReaderTool, S3WriterTool
 from crewgraph.tools import ToolFailure
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _aws_libraries_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import boto3 or moto."""
+def _require_aws_libraries() -> None:
+    """Skips the test; called at setup, not at import, so collecting the suite does not import the library."""
     pytest.importorskip("boto3", reason="boto3 is not installed (pip install 'crewgraph[aws]')")
     pytest.importorskip("moto.server", reason="moto[server] is not installed (the dev extra brings it)")
+
+
+@pytest.fixture(autouse=True)
+def _aws_libraries_installed() -> None:
+    """Function scope: a module-scoped autouse fixture would make the module one xdist group."""
+    _require_aws_libraries()
 
 
 def _free_port() -> int:
@@ -30,6 +35,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def s3_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    _require_aws_libraries()  # before starting moto's server (module fixtures set up before the autouse one)
     port = _free_port()
     log_path = tmp_path_factory.mktemp("moto") / "server.log"
     with log_path.open("w") as log:

@@ -19,15 +19,21 @@ from crewgraph.toolkit.nl2sql_tool import check_statement
 from crewgraph.tools import ToolFailure
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _drivers_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import pymysql or sqlalchemy."""
+def _require_drivers() -> None:
+    """Skips the test; called at setup, not at import, so collecting the suite does not import the library."""
     pytest.importorskip("pymysql", reason="pymysql is not installed (pip install 'crewgraph[mysql]')")
     pytest.importorskip("sqlalchemy", reason="sqlalchemy is not installed (pip install 'crewgraph[sqlalchemy]')")
 
 
+@pytest.fixture(autouse=True)
+def _drivers_installed() -> None:
+    """Function scope: a module-scoped autouse fixture would make the module one xdist group."""
+    _require_drivers()
+
+
 @pytest.fixture(scope="module")
 def mysql_uri() -> Iterator[str]:
+    _require_drivers()  # module fixtures set up before the autouse one
     import pymysql
 
     for uri in serve_mariadb():

@@ -25,9 +25,9 @@ from crewgraph.toolkit import StagehandTool
 from crewgraph.tools.tool_failure import ToolFailure
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _stagehand_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import stagehand."""
+    """Skips at setup rather than at import (function scope, so the module is not made one xdist group), so collecting the suite does not import stagehand."""
     pytest.importorskip("stagehand", reason="stagehand (the stagehand extra) is not installed")
 
 

@@ -12,10 +12,15 @@ from _mcp_servers import SERVER, HTTPServer
 from crewgraph.tools.mcp import MCPServerStdio, clear_tool_cache
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _mcp_installed() -> None:
-    """Skips at setup rather than at import, so collecting the suite does not import mcp."""
+def _require_mcp() -> None:
+    """Skips the test; called at setup, not at import, so collecting the suite does not import the library."""
     pytest.importorskip("mcp", reason="the mcp extra is not installed: pip install 'crewgraph[mcp]'")
+
+
+@pytest.fixture(autouse=True)
+def _mcp_installed() -> None:
+    """Function scope: a module-scoped autouse fixture would make the module one xdist group."""
+    _require_mcp()
 
 
 @pytest.fixture(autouse=True)
@@ -44,6 +49,7 @@ def stdio_server(starts_file: Path) -> MCPServerStdio:
 
 @pytest.fixture(scope="module")
 def http_server() -> Iterator[HTTPServer]:
+    _require_mcp()  # module fixtures set up before the autouse one
     server = HTTPServer("http")
     yield server
     server.stop()
@@ -51,6 +57,7 @@ def http_server() -> Iterator[HTTPServer]:
 
 @pytest.fixture(scope="module")
 def sse_server() -> Iterator[HTTPServer]:
+    _require_mcp()  # module fixtures set up before the autouse one
     server = HTTPServer("sse")
     yield server
     server.stop()
