@@ -289,7 +289,7 @@ class PGConnection:
 
 
 class PGTransactions:
-    """``_read``/``_write``/``_connection``/``lease_backend`` of a store on PostgreSQL.
+    """``_read``/``_write``/``_connection``/``lease_backend``/``close`` of a store on PostgreSQL.
 
     A store sets ``url``, ``path`` (the URL for messages, password hidden), ``_lock`` and
     ``_conn`` (``None`` once closed) and names itself in ``closed_noun``/``noun``."""
@@ -308,6 +308,13 @@ class PGTransactions:
         self._schema = split_url(url)[1]
         self._lock = threading.RLock()
         self._conn = PGConnection(connect(url, self.noun))
+
+    def close(self) -> None:
+        """Close the store's connection (a closed store refuses further use, naming itself)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     @contextmanager
     def _read(self) -> Iterator[Any]:

@@ -48,12 +48,6 @@ class PostgresCheckpointStore(PGTransactions, SQLiteCheckpointStore):  # type: i
         self.on_unpicklable = on_unpicklable
         self._open(url)
 
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
-
     def __enter__(self) -> PostgresCheckpointStore:
         return self
 
@@ -69,12 +63,6 @@ class PostgresBatchStore(PGTransactions, BatchStore):  # type: ignore[misc]
 
     def __init__(self, url: str) -> None:
         self._open(url)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
 
     def __enter__(self) -> PostgresBatchStore:
         return self

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from crewgraph.flow.persistence import FlowPersistence
+from crewgraph.flow.persistence import FlowPersistence, keeping_fence
 
 if TYPE_CHECKING:
     from crewgraph.flow.async_feedback.types import PendingFeedbackContext
@@ -106,18 +106,8 @@ class PostgresFlowPersistence(FlowPersistence):
     def fence(self, key: str, keeper: Any) -> Iterator[None]:
         """Inside the block, writes for ``key`` (a run id or a state id) check in their own
         transaction that ``keeper``'s lease is still held (fencing, as SQLiteFlowPersistence does)."""
-        if keeper is None:
+        with keeping_fence(self._fences, key, keeper):
             yield
-            return
-        previous = self._fences.get(key)
-        self._fences[key] = keeper
-        try:
-            yield
-        finally:
-            if previous is None:
-                self._fences.pop(key, None)
-            else:
-                self._fences[key] = previous
 
     def _fenced(self, conn: Any, key: str) -> None:
         keeper = self._fences.get(key)

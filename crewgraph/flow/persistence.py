@@ -53,6 +53,24 @@ logger = logging.getLogger("crewgraph.flow")
 T = TypeVar("T")
 
 
+@contextmanager
+def keeping_fence(fences: dict[str, Any], key: str, keeper: Any) -> Iterator[None]:
+    """``fences[key]`` is ``keeper`` inside the block (the lease a store's writes for ``key`` check:
+    fencing), the previous one restored after; ``keeper`` None leaves the writes unfenced."""
+    if keeper is None:
+        yield
+        return
+    previous = fences.get(key)
+    fences[key] = keeper
+    try:
+        yield
+    finally:
+        if previous is None:
+            fences.pop(key, None)
+        else:
+            fences[key] = previous
+
+
 class FlowPersistence(BaseModel, ABC):
     """Where flow states go. Implement ``init_db``/``save_state``/``load_state`` to store
     them anywhere; a pydantic model, so a subclass declares its settings as fields.
@@ -215,18 +233,8 @@ class SQLiteFlowPersistence(FlowPersistence):
         """Inside the block, writes for ``key`` (a run id or a state id) check in their own
         transaction that ``keeper``'s lease is still held (:mod:`crewgraph.checkpoint.lease`,
         fencing): a process that lost it cannot save over the new holder's work."""
-        if keeper is None:
+        with keeping_fence(self._fences, key, keeper):
             yield
-            return
-        previous = self._fences.get(key)
-        self._fences[key] = keeper
-        try:
-            yield
-        finally:
-            if previous is None:
-                self._fences.pop(key, None)
-            else:
-                self._fences[key] = previous
 
     def _fenced(self, conn: Any, path: Path, key: str) -> None:
         """Open the write transaction and refuse it (LeaseLostError) when ``key``'s lease was lost."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _processes import stop_outside_a_write
 
 import crewgraph
 from crewgraph.checkpoint import SQLiteCheckpointStore
@@ -363,25 +364,3 @@ def test_a_stalled_holder_resumed_after_a_takeover_is_fenced_off_and_writes_noth
             info = store.get_run(run_id)
         assert len(saved) == len(set(saved)), f"a node result was recorded twice: {saved}"
         assert info.status == "completed"  # the taker's end of the run, not the late holder's
-
-
-def stop_outside_a_write(pid: int, db: str, tries: int = 50) -> None:
-    """SIGSTOP ``pid`` at an instant it holds no SQLite write lock on ``db``: a process stopped
-    inside a write transaction (a lease renewal, a save) keeps the file's write lock, and no other
-    process can write it, take the lease over included, until it continues (documented)."""
-    import sqlite3
-
-    for _ in range(tries):
-        os.kill(pid, signal.SIGSTOP)
-        try:
-            conn = sqlite3.connect(db, timeout=0.05, isolation_level=None)
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                conn.execute("ROLLBACK")
-                return
-            finally:
-                conn.close()
-        except sqlite3.OperationalError:
-            os.kill(pid, signal.SIGCONT)
-            time.sleep(0.01)
-    raise AssertionError(f"process {pid} kept the write lock of {db} in {tries} tries")

@@ -1,0 +1,30 @@
+"""Helpers for tests that race real processes over one SQLite store (shared by the crew and
+flow lease races)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+
+def stop_outside_a_write(pid: int, db: str, tries: int = 50) -> None:
+    """SIGSTOP ``pid`` at an instant it holds no SQLite write lock on ``db``: a process stopped
+    inside a write transaction (a lease renewal, a save) keeps the file's write lock, and no other
+    process can write it, take the lease over included, until it continues (documented)."""
+    import sqlite3
+
+    for _ in range(tries):
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            conn = sqlite3.connect(db, timeout=0.05, isolation_level=None)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("ROLLBACK")
+                return
+            finally:
+                conn.close()
+        except sqlite3.OperationalError:
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.01)
+    raise AssertionError(f"process {pid} kept the write lock of {db} in {tries} tries")
