@@ -4,6 +4,7 @@ does not count against the attempt's deadline; without a limit, one is learned f
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import threading
 
@@ -26,13 +27,21 @@ def _parallel_crew(llm: LLM, n: int = 4) -> Crew:
 
 def test_an_explicit_limit_queues_parallel_tasks_in_the_client() -> None:
     slow = SlowModel(seconds_per_token=0.02, slots=1)
+    timeout = 1.2
     with OpenAICompatServer(default=ANSWER, slow_model=slow) as server:
-        # Each generation takes 0.3 s; the fourth would wait 0.9 s in the server's queue.
-        llm = LLM(model="m", base_url=server.base_url, api_key="k", timeout=0.75, max_concurrency=1)
-        out = _parallel_crew(llm).kickoff()
-    assert [t.raw for t in out.tasks_output] == [ANSWER] * 4
-    assert len(server.chat_requests) == 4  # no attempt timed out, none was sent twice
-    assert not any(g.abandoned for g in slow.generations)
+        # Each generation takes 0.3 s (a sleep: never less); six at once on one slot would make the
+        # last wait 1.5 s in the server's queue, longer than the attempt's 1.2 s deadline.
+        llm = LLM(model="m", base_url=server.base_url, api_key="k", timeout=timeout, max_concurrency=1)
+        out = _parallel_crew(llm, 6).kickoff()
+    assert [t.raw for t in out.tasks_output] == [ANSWER] * 6
+    assert len(server.chat_requests) == 6  # no attempt timed out, none was sent twice
+    gens = sorted(slow.generations, key=lambda g: g.queued)
+    assert not any(g.abandoned for g in gens)
+    # The queueing was in the client: each request reached the server after the one before had
+    # finished (none ever waited for the server's slot) ...
+    assert all(later.queued >= earlier.ended for earlier, later in itertools.pairwise(gens))
+    # ... and the last one waited there longer than the deadline, which it did not count.
+    assert gens[-1].queued - gens[0].queued >= 5 * 0.3 > timeout
 
 
 def test_the_limit_is_learned_from_timeouts_while_others_were_in_flight(caplog: pytest.LogCaptureFixture) -> None:
