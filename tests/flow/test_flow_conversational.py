@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import run_python
 
 from crewgraph import Flow
 from crewgraph.experimental.conversational import (
@@ -172,8 +171,7 @@ def test_a_session_continues_in_another_process(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{APP.parent}", "CREWGRAPH_STORAGE_DIR": str(tmp_path)}
 
     def turn(script: list[str], message: str) -> dict[str, Any]:
-        proc = subprocess.run([sys.executable, str(APP), str(db), "sess-1", json.dumps(script), message],
-                              env=env, capture_output=True, text=True, timeout=90)
+        proc = run_python([str(APP), str(db), "sess-1", json.dumps(script), message], env=env, timeout=90)
         assert proc.returncode == 0, proc.stderr
         assert "no saved state" not in proc.stderr  # opening a session is not a warning
         return dict(json.loads(proc.stdout.strip().splitlines()[-1]))

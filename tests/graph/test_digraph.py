@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from _forkserver import run_python
 
 from crewgraph.graph.digraph import Digraph, GraphCycleError
 
@@ -93,5 +91,5 @@ def test_a_kickoff_does_not_import_networkx() -> None:
         "assert out.graph.graph.number_of_nodes() >= 1  # asking for the networkx view loads it\n"
         "assert 'networkx' in sys.modules\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = run_python(["-c", code], timeout=60)  # a new process, forked with only crewgraph imported
     assert proc.returncode == 0, proc.stderr

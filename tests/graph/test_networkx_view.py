@@ -6,11 +6,11 @@ The engine never imports it: ``from crewgraph import ...``, a kickoff, a plot an
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 import tomllib
 from pathlib import Path
+
+from _forkserver import run_python
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -76,8 +76,7 @@ def test_the_engine_never_imports_networkx_and_the_view_is_networkx(tmp_path: Pa
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)]),
            "CREWGRAPH_STORAGE_DIR": str(tmp_path / "store")}
     env.pop("CREWGRAPH_LLM", None)
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = run_python(["-c", SCRIPT], cwd=tmp_path, env=env, timeout=120)  # forked with crewgraph imported
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().endswith("ok")
     assert "digraph" in proc.stdout  # the plot's DOT

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _forkserver import run_python
 
 from crewgraph.checkpoint import SQLiteCheckpointStore
 from crewgraph.state import CheckpointConfig, JsonProvider, SqliteProvider
@@ -69,8 +68,8 @@ def test_runtime_state_chains_lineage_and_forks(tmp_path: Path) -> None:
 
 def _script(*args: str) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "tests.state.apps.trends_crew", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = run_python(["-m", "tests.state.apps.trends_crew", *args], cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from _forkserver import run_python
 
 from crewgraph.flow.persistence import SQLiteFlowPersistence
 from crewgraph.state import JsonProvider, SqliteProvider
@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _script(*args: str, fail: bool = False) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "REPORT_FAIL": "1" if fail else "0"}
-    done = subprocess.run([sys.executable, "-m", "tests.state.apps.report_flow", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = run_python(["-m", "tests.state.apps.report_flow", *args], cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 

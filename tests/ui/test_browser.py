@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import run_python
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists() else None)
@@ -253,8 +254,6 @@ def test_a_wide_failed_cli_run_is_readable_with_its_calls_and_red_failure(
     and tool call from the store."""
     import os
     import re
-    import subprocess
-    import sys
 
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -263,8 +262,8 @@ def test_a_wide_failed_cli_run_is_readable_with_its_calls_and_red_failure(
     (project.root / "widecrew.py").write_text(WIDE_CREW, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]),
                                                          os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-m", "crewgraph.cli", "run", "widecrew:build", "--inputs", "topic=cats",
-                           "-q"], cwd=project.root, env=env, capture_output=True, text=True, timeout=120)
+    done = run_python(["-m", "crewgraph.cli", "run", "widecrew:build", "--inputs", "topic=cats", "-q"],
+                      cwd=project.root, env=env, timeout=120)
     assert done.returncode != 0 and "model down" in done.stdout + done.stderr, done.stdout + done.stderr
     found = re.search(r"run ([0-9a-f]{32})", done.stdout + done.stderr)
     assert found, done.stdout + done.stderr

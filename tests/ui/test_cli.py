@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _forkserver import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +33,8 @@ def test_help_imports_no_web_server() -> None:
         "try:\n    main(['serve', '--help'])\nexcept SystemExit:\n    pass\n"
         "print(json.dumps([m for m in ('starlette', 'uvicorn') if m in sys.modules]))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = run_python(["-c", code], cwd=ROOT)
+    assert out.returncode == 0, out.stderr
     assert "serve" in out.stdout and "--token" in out.stdout
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
@@ -45,7 +47,8 @@ def test_a_missing_extra_names_crewgraph_ui() -> None:
         "from crewgraph.ui import create_app\n"
         "try:\n    create_app()\nexcept MissingExtraError as exc:\n    print(exc.extra, '|', exc)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    out = run_python(["-c", code], cwd=ROOT)
+    assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("ui |") and "crewgraph[ui]" in out.stdout
 
 
@@ -111,10 +114,8 @@ def test_serve_on_a_public_host_prints_a_generated_token(project: Any) -> None:
 
 @pytest.mark.parametrize("spec", ["nosuchmodule:crew"])
 def test_a_bad_target_is_one_line_error(project: Any, spec: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "crewgraph.cli", "serve", "--crew", spec, "--port", str(_free_port())],
-        cwd=project.root, env=_env(project), capture_output=True, text=True, timeout=60,
-    )
+    out = run_python(["-m", "crewgraph.cli", "serve", "--crew", spec, "--port", str(_free_port())],
+                     cwd=project.root, env=_env(project), timeout=60)
     assert out.returncode == 1
     assert out.stderr.startswith("Error:") and "nosuchmodule" in out.stderr and "Traceback" not in out.stderr
 
@@ -140,7 +141,6 @@ def test_the_ui_works_without_networkx(project: Any) -> None:
         "        node = c.get(f\"/runs/{job['run_id']}/nodes/{run['nodes'][0]['id']}\").json()\n"
         "        print(target, job['status'], run['status'], node['status'])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=project.root, env=_env(project),
-                         capture_output=True, text=True, timeout=120)
+    out = run_python(["-c", code], cwd=project.root, env=_env(project), timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split("\n")[:2] == ["democrew completed completed completed", "AskFlow paused paused completed"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import run_python
 
 from crewgraph.export.styles import STATUS_COLOURS
 
@@ -53,8 +53,8 @@ def cli_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, st
     env = {**os.environ, "CREWGRAPH_STORAGE_DIR": str(root / "store"), "PYTHONPATH": os.pathsep.join(
         [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
     env.pop("CREWGRAPH_LLM", None)
-    done = subprocess.run([sys.executable, "-m", "crewgraph.cli", "run", "clicrew:build", "--inputs", "topic=cats"],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    done = run_python(["-m", "crewgraph.cli", "run", "clicrew:build", "--inputs", "topic=cats"],
+                      cwd=root, env=env, timeout=120)
     assert done.returncode != 0, done.stdout
     said = done.stdout + done.stderr
     # the error line names the agent and task as the run filled them in

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _forkserver import run_python
 
 from crewgraph.cli.create_cmd import scaffold_crew
 
@@ -31,12 +31,11 @@ def test_a_demo_model_run_is_marked(tmp_path: Path) -> None:
     root = scaffold_crew("marked demo", tmp_path)
     env = {**os.environ, "PYTHONPATH": str(REPO), "CREWGRAPH_STORAGE_DIR": str(tmp_path / "store")}
     env.pop("CREWGRAPH_LLM", None)
-    cli = [sys.executable, "-m", "crewgraph.cli"]
+    cli = ["-m", "crewgraph.cli"]  # each a new process, forked from a Python with crewgraph imported
     for args in (["run", "--llm", "fake", "-q"], ["run", "-q", "--llm", "fake", "-i", "topic=bees"]):
-        proc = subprocess.run([*cli, *args], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+        proc = run_python([*cli, *args], cwd=root, env=env, timeout=180)
         assert proc.returncode == 0, proc.stderr
-    listed = subprocess.run([*cli, "checkpoints", "list", "--json"], cwd=root, env=env, capture_output=True,
-                            text=True, timeout=120)
+    listed = run_python([*cli, "checkpoints", "list", "--json"], cwd=root, env=env, timeout=120)
     assert listed.returncode == 0, listed.stderr
     from crewgraph.ui._runs import crew_runs
 
