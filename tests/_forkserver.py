@@ -59,7 +59,7 @@ def _serve() -> dict[str, Any] | None:
             continue  # an optional library not installed: the child imports (or misses) it itself
         if name.split(".")[0] not in _PRELOADED:
             _PRELOADED.append(name.split(".")[0])
-    requests = sys.stdin.buffer
+    requests = sys.stdin.fileno()
     replies = sys.stdout
     children: dict[int, tuple[int, str]] = {}  # pidfd -> (pid, request id)
     buffered = b""
@@ -67,8 +67,8 @@ def _serve() -> dict[str, Any] | None:
     while open_input or children:
         ready, _, _ = select.select([*([requests] if open_input else []), *children], [], [])
         for fd in ready:
-            if fd is requests:
-                chunk = os.read(requests.fileno(), 65536)
+            if fd == requests:
+                chunk = os.read(requests, 65536)
                 if not chunk:
                     open_input = False
                     continue
