@@ -302,6 +302,15 @@ def run_python(
     return shared().run(argv, cwd=cwd or os.getcwd(), env=dict(os.environ) if env is None else env, timeout=timeout)
 
 
+def start_python(
+    argv: list[str], *, output: Path, cwd: str | Path | None = None, env: dict[str, str] | None = None,
+) -> ForkedProcess:
+    """``subprocess.Popen([sys.executable, *argv], ...)`` forked from :func:`shared`, its stdout and
+    stderr written to ``output.with_suffix(".out")`` and ``.err`` (read them with ``output()``)."""
+    return shared().start(argv, cwd=cwd or os.getcwd(), env=dict(os.environ) if env is None else env,
+                          stdout=output.with_suffix(".out"), stderr=output.with_suffix(".err"))
+
+
 _SHARED: dict[str, ForkServer] = {}
 
 # What most test programs import first; nothing a test checks the absence of (networkx, the

@@ -9,16 +9,16 @@ checkpointed when that process started.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import ForkedProcess, start_python
 
 import crewgraph
 from crewgraph.checkpoint import SQLiteCheckpointStore
@@ -30,15 +30,14 @@ LATENCY = 0.1
 TASKS = ("alpha", "beta", "gamma", "delta", "epsilon")
 
 
-def _spawn(db: Path, log: Path) -> subprocess.Popen[str]:
+def _spawn(db: Path, log: Path) -> ForkedProcess:
+    """A new process running the app, forked from a Python that has imported crewgraph."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(HERE)])}
-    return subprocess.Popen(
-        [sys.executable, str(APP), str(db), str(log), str(LATENCY)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    return start_python([str(APP), str(db), str(log), str(LATENCY)], env=env,
+                        output=db.with_name(f"process-{next(_SPAWNED)}"))
+
+
+_SPAWNED = itertools.count(1)
 
 
 def _entries(log: Path) -> list[dict[str, Any]]:
@@ -51,11 +50,11 @@ def _llm_calls(log: Path, pid: int | None = None) -> list[dict[str, Any]]:
     return [e for e in _entries(log) if e["kind"] == "llm" and (pid is None or e["pid"] == pid)]
 
 
-def _wait_for_calls(log: Path, proc: subprocess.Popen[str], count: int, timeout: float = 30.0) -> None:
+def _wait_for_calls(log: Path, proc: ForkedProcess, count: int, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while len(_llm_calls(log, proc.pid)) < count:
         if proc.poll() is not None:
-            raise AssertionError(f"process ended before {count} LLM calls: {proc.stderr.read() if proc.stderr else ''}")
+            raise AssertionError(f"process ended before {count} LLM calls: {proc.output()[1]}")
         if time.monotonic() > deadline:
             raise AssertionError(f"no {count} LLM calls within {timeout}s")
         time.sleep(0.005)
@@ -73,8 +72,9 @@ def _finished_tasks(db: Path) -> set[str]:
     return {node.split("_", 1)[1].split(".")[0] for node in done if node.endswith(".agent")}
 
 
-def _finish(proc: subprocess.Popen[str]) -> dict[str, Any]:
-    stdout, stderr = proc.communicate(timeout=60)
+def _finish(proc: ForkedProcess) -> dict[str, Any]:
+    proc.wait(timeout=60)
+    stdout, stderr = proc.output()
     assert proc.returncode == 0, stderr
     result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
     return result
