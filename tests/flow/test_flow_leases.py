@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import ForkedProcess, run_python, start_python
 from _processes import stop_outside_a_write
 
 import crewgraph
@@ -38,8 +37,7 @@ def _env(**more: str) -> dict[str, str]:
 
 
 def _run(db: Path, log: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run([sys.executable, str(APP), str(db), str(log), *args], env=env or _env(),
-                          capture_output=True, text=True, timeout=60)
+    done = run_python([str(APP), str(db), str(log), *args], env=env or _env(), timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]
 
@@ -48,21 +46,30 @@ def _reviews(log: Path) -> list[str]:
     return [line for line in log.read_text().splitlines() if " review " in line] if log.exists() else []
 
 
+def _wait_until_ready(proc: ForkedProcess, timeout: float = 60) -> None:
+    """Until the app printed its "ready" line (it then waits for the go file)."""
+    deadline = time.monotonic() + timeout
+    while proc.output()[0].splitlines()[:1] != ["ready"]:
+        assert proc.poll() is None, proc.output()
+        assert time.monotonic() < deadline, f"no ready line within {timeout} s: {proc.output()}"
+        time.sleep(0.01)
+
+
 def _race(tmp_path: Path, trial: int, wait: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Two processes answer one paused run at the same instant; (their outcomes, review lines)."""
     db, log = tmp_path / f"flows{trial}.db", tmp_path / f"log{trial}.txt"
     run_id = _run(db, log, "start")
     env = _env(CREWGRAPH_LEASE_WAIT=wait)
-    procs = [subprocess.Popen([sys.executable, str(APP), str(db), str(log), "answer", run_id, f"yes{i}"],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in (0, 1)]
+    procs = [start_python([str(APP), str(db), str(log), "answer", run_id, f"yes{i}"], env=env,
+                          output=tmp_path / f"answer{trial}-{i}") for i in (0, 1)]
     try:
         for proc in procs:
-            assert proc.stdout is not None
-            assert proc.stdout.readline().strip() == "ready"
+            _wait_until_ready(proc)
         Path(f"{log}.go").write_text("go")
         outs = []
         for proc in procs:
-            out, err = proc.communicate(timeout=60)
+            proc.wait(timeout=60)
+            out, err = proc.output()
             assert proc.returncode == 0, err
             outs.append(json.loads(out.strip().splitlines()[-1]))
     finally:
@@ -95,8 +102,8 @@ def test_a_waiting_answerer_finds_the_run_done_instead_of_running_it_again(tmp_p
 
 def test_a_killed_keyed_flow_is_taken_over_then_returns_its_recorded_output(tmp_path: Path) -> None:
     db, log = tmp_path / "flows.db", tmp_path / "log.txt"
-    victim = subprocess.Popen([sys.executable, str(APP), str(db), str(log), "keyed", "nightly", "60"], env=_env(),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    victim = start_python([str(APP), str(db), str(log), "keyed", "nightly", "60"], env=_env(),
+                          output=tmp_path / "victim")
     try:
         deadline = time.monotonic() + 30
         while not _reviews(log) and time.monotonic() < deadline and victim.poll() is None:
@@ -250,9 +257,8 @@ def test_a_stalled_flow_holder_resumed_after_a_takeover_is_fenced_off(tmp_path: 
     over and finishes it; SIGCONT: the late holder's journal write is refused (fencing), it raises
     LeaseLostError, and the method's completion is journaled once (the taker's)."""
     db, log = tmp_path / "flows.db", tmp_path / "log.txt"
-    victim = subprocess.Popen([sys.executable, str(APP), str(db), str(log), "keyed", "nightly", "1.0"],
-                              env=_env(CREWGRAPH_LEASE_SECONDS="0.6"), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    victim = start_python([str(APP), str(db), str(log), "keyed", "nightly", "1.0"],
+                          env=_env(CREWGRAPH_LEASE_SECONDS="0.6"), output=tmp_path / "victim")
     try:
         deadline = time.monotonic() + 30
         while not _reviews(log) and time.monotonic() < deadline and victim.poll() is None:
@@ -263,7 +269,8 @@ def test_a_stalled_flow_holder_resumed_after_a_takeover_is_fenced_off(tmp_path: 
             taken = json.loads(_run(db, log, "keyed", "nightly", "0", env=_env(CREWGRAPH_LEASE_WAIT="20")))
         finally:
             victim.send_signal(signal.SIGCONT)
-        out, err = victim.communicate(timeout=60)
+        victim.wait(timeout=60)
+        out, err = victim.output()
     finally:
         if victim.poll() is None:
             victim.kill()
