@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,6 +163,8 @@ class ForkedProcess:
         self._server, self._rid, self.pid = server, rid, pid
         self.stdout_path, self.stderr_path = out, err
         self.returncode: int | None = None
+        self.stdin: Any = None  # text pipes, for a process started by start_python_piped
+        self.stdout: Any = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -309,6 +312,37 @@ def start_python(
     stderr written to ``output.with_suffix(".out")`` and ``.err`` (read them with ``output()``)."""
     return shared().start(argv, cwd=cwd or os.getcwd(), env=dict(os.environ) if env is None else env,
                           stdout=output.with_suffix(".out"), stderr=output.with_suffix(".err"))
+
+
+def start_python_piped(
+    argv: list[str], *, output: Path, cwd: str | Path | None = None, env: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> ForkedProcess:
+    """:func:`start_python` with ``stdin``/``stdout`` as text pipes (``.stdin.write``,
+    ``.stdout.readline``: named pipes ``output.in``/``output.out``); stderr goes to ``output.err``.
+    Reading ``.stdout`` never sees an end-of-file: read with a timeout."""
+    to_child, from_child = output.with_suffix(".in"), output.with_suffix(".out")
+    os.mkfifo(to_child)
+    os.mkfifo(from_child)
+    proc = shared().start(argv, cwd=cwd or os.getcwd(), env=dict(os.environ) if env is None else env,
+                          stdin=to_child, stdout=from_child, stderr=output.with_suffix(".err"))
+    deadline = time.monotonic() + timeout
+    while True:  # the child opens its stdin first; opening a pipe with no reader yet fails (ENXIO)
+        try:
+            fd = os.open(to_child, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"forked pid {proc.pid} did not open its stdin: {proc.output()[1][-2000:]}") from None
+            time.sleep(0.002)
+    os.set_blocking(fd, True)
+    proc.stdin = open(fd, "w", encoding="utf-8")  # noqa: SIM115 - the process object owns it
+    # Read and write: a read then waits for the child's output, never an end-of-file before the
+    # child has opened its end (it does right after its stdin). The flip side: no end-of-file
+    # when it exits either, so readers need a timeout (and poll()).
+    proc.stdout = open(os.open(from_child, os.O_RDWR), encoding="utf-8")  # noqa: SIM115
+    return proc
 
 
 _SHARED: dict[str, ForkServer] = {}

@@ -11,11 +11,11 @@ little slowly (so the races overlap) and logs every call of every process to one
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import start_python, start_python_piped
 from _processes import stop_outside_a_write
 
 import crewgraph
@@ -31,6 +32,7 @@ from crewgraph.checkpoint.location import open_batch_store
 
 APP = Path(__file__).resolve().parent / "apps" / "lease_app.py"
 REPO_ROOT = Path(crewgraph.__file__).resolve().parents[1]
+_STARTED = itertools.count(1)
 TRIALS = 8  # a race that failed 1 in 5 would pass all of them with probability 0.8**8 < 0.17 per test
 
 
@@ -51,11 +53,12 @@ class Calls:
 
 
 class Racer:
-    """One long-lived process answering commands (see the app's docstring)."""
+    """One long-lived process answering commands (see the app's docstring), forked from the
+    per-worker fork server (crewgraph imported), its stdin/stdout named pipes."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(APP), "serve"], env=env, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        output = Path(env["LEASE_CALL_LOG"]).with_name(f"racer-{next(_STARTED)}")
+        self.proc = start_python_piped([str(APP), "serve"], env=env, output=output)
         self.answer: dict[str, Any] | None = None
 
     def send(self, command: str, *args: str, wait: float = 0.0, latency: float | None = None) -> None:
@@ -70,13 +73,18 @@ class Racer:
     def receive(self, timeout: float = 60.0) -> dict[str, Any]:
         assert self.proc.stdout is not None
         box: list[str] = []
-        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader = threading.Thread(target=lambda: box.append(self.proc.stdout.readline()), daemon=True)
         reader.start()
-        reader.join(timeout)
+        deadline = time.monotonic() + timeout
+        while reader.is_alive() and time.monotonic() < deadline:
+            reader.join(0.05)
+            if self.proc.poll() is not None:  # it ended: whatever it wrote is readable now
+                reader.join(0.5)
+                break
         if not box or not box[0]:
             self.proc.kill()
-            stderr = self.proc.stderr.read() if self.proc.stderr is not None else ""
-            raise AssertionError(f"racer gave no answer within {timeout} s: {stderr[-3000:]}")
+            stderr = self.proc.output()[1]
+            raise AssertionError(f"racer gave no answer within {timeout} s (exit {self.proc.poll()}): {stderr[-3000:]}")
         answer: dict[str, Any] = json.loads(box[0])
         return answer
 
@@ -257,8 +265,8 @@ def _two_resumers_of_one_killed_batch(server: Calls, racers: tuple[Racer, Racer]
                                       trials: int) -> None:
     total = 12
     for trial in range(trials):
-        victim = subprocess.Popen([sys.executable, str(APP), "batch", str(total), "new"], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        victim = start_python([str(APP), "batch", str(total), "new"], env=env,
+                              output=Path(env["LEASE_CALL_LOG"]).with_name(f"victim-{next(_STARTED)}"))
         try:
             deadline = time.monotonic() + 60
             while victim.poll() is None and time.monotonic() < deadline:
@@ -299,13 +307,13 @@ def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
             store.delete_run(run.run_id)
     Path(env["LEASE_TOOL_LOG"]).write_text("")
     mark = server.mark()
-    victim = subprocess.Popen([sys.executable, str(APP), "crew"], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+    victim = start_python([str(APP), "crew"], env=env,
+                          output=Path(env["LEASE_CALL_LOG"]).with_name(f"victim-{next(_STARTED)}"))
     try:
         deadline = time.monotonic() + 60
         while "Outline" not in _calls(server, mark) and victim.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert victim.poll() is None, victim.communicate()
+        assert victim.poll() is None, victim.output()
         os.kill(victim.pid, getattr(signal, how))  # mid-"Outline": gather is saved, the rest is not
         killed_at = time.monotonic()
         before = _calls(server, mark)
