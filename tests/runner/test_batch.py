@@ -7,7 +7,6 @@ import asyncio
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import textwrap
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import start_python
 
 from crewgraph import Agent, Crew, CrewOutput, Task
 from crewgraph.checkpoint import CheckpointConfig, SQLiteCheckpointStore
@@ -259,7 +259,7 @@ def test_a_batch_killed_mid_way_resumes_without_rerunning_finished_inputs(tmp_pa
     script = tmp_path / "batch.py"
     script.write_text(textwrap.dedent(_KILLED_BATCH), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen([sys.executable, str(script), str(db)], env=env)
+    proc = start_python([str(script), str(db)], env=env, output=tmp_path / "batch")  # forked, crewgraph imported
     try:
         deadline = time.monotonic() + 60
         while _completed(db) < 6 and proc.poll() is None and time.monotonic() < deadline:
