@@ -1,6 +1,7 @@
 """Run every ```python block of one Markdown file, in order, in one namespace (a notebook).
 
-Used by ``tests/docs/test_doc_blocks.py`` in a fresh interpreter per file, with the
+Used by ``tests/docs/test_doc_blocks.py`` in a process of its own per file (forked from one
+that has imported crewgraph and the openai SDK, ``tests/_forkserver.py``), with the
 network blocked but for loopback and ``OPENAI_BASE_URL`` pointing at the project's local
 OpenAI-compatible server, so a block that builds ``LLM("gpt-4o-mini")`` runs offline.
 
