@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from _doc_server import ROOT, answer
+from _forkserver import run_python
 
 from crewgraph.testing import OpenAICompatServer
 
@@ -30,7 +29,6 @@ def test_the_research_crew_example_runs_as_a_project(tmp_path: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CREWGRAPH_"))}
         env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-local-test",
                    PYTHONPATH=os.pathsep.join([str(ROOT), str(project.parent)]))
-        proc = subprocess.run([sys.executable, "-c", "import research.crew"], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=120)
+        proc = run_python(["-c", "import research.crew"], cwd=tmp_path, env=env, timeout=120)  # forked
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "finished: write_task" in proc.stdout  # the @callback from tasks.yaml ran
