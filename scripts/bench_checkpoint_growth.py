@@ -11,7 +11,9 @@ and prints:
 - the CPU of the kickoff, and of the store's saves alone (``_save``: pickling plus the
   committed transaction, fsync included);
 - the CPU of ``completed()`` (what a resume loads), and that the loaded outputs' messages
-  read as the run's own.
+  read as the run's own;
+- the CPU of pickling the N task outputs alone: as plain pickles (what the store wrote
+  before) and as the store pickles them now (``-`` on a tree without the shared format).
 
 Run: ``cd /tmp && PYTHONPATH=<tree> <tree>/.venv/bin/python <tree>/scripts/bench_checkpoint_growth.py
 [--sizes 500,2000]``
@@ -75,10 +77,28 @@ t = cpu()
 done = store.completed(run_id)
 load_cpu = cpu() - t
 same = [o.messages for o in out.tasks_output] == [done[k].messages for k in done if k.endswith(".agent")]
+# the pickling alone, the part of a save the format changes: each output as a plain pickle
+# (what the store wrote before) and as the store pickles it now (when this tree has it)
+import pickle
+t = cpu()
+plain = sum(len(pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL)) for o in out.tasks_output)
+plain_cpu = cpu() - t
+shared_cpu = None
+try:
+    from crewgraph.checkpoint._shared_context import SharedContext
+except ImportError:
+    pass
+else:
+    shared = SharedContext()
+    t = cpu()
+    for o in out.tasks_output:
+        shared.committed("r", shared.dumps("r", o))
+    shared_cpu = cpu() - t
 assert len([k for k in done if k.endswith(".agent")]) == n
 store.close()
 print(json.dumps({"size": size, "output": output_bytes, "info": info_bytes, "entries": entry_bytes,
                   "kickoff": kickoff_cpu, "save": spent[0], "load": load_cpu, "same": same,
+                  "pickle_plain": plain_cpu, "pickle_shared": shared_cpu, "plain_bytes": plain,
                   "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -98,12 +118,15 @@ def main() -> None:
     args = parser.parse_args()
     mb = 1024 * 1024
     print(f"{'N':>6} {'store MB':>9} {'outputs MB':>11} {'info MB':>8} {'entries MB':>11} "
-          f"{'kickoff s':>10} {'saves s':>8} {'ms/save':>8} {'load s':>7} {'RSS MB':>7} same")
+          f"{'kickoff s':>10} {'saves s':>8} {'ms/save':>8} {'load s':>7} {'RSS MB':>7} same "
+          f"{'plain pickle s':>14} {'shared pickle s':>15}")
     for n in (int(s) for s in args.sizes.split(",")):
         r = run_case(n, args.timeout)
+        shared = "-" if r["pickle_shared"] is None else f"{r['pickle_shared']:.3f}"
         print(f"{n:>6} {r['size'] / mb:>9.1f} {r['output'] / mb:>11.1f} {r['info'] / mb:>8.1f} "
               f"{r['entries'] / mb:>11.2f} {r['kickoff']:>10.2f} {r['save']:>8.2f} "
-              f"{r['save'] / n * 1000:>8.2f} {r['load']:>7.2f} {r['rss']:>7.0f} {r['same']}")
+              f"{r['save'] / n * 1000:>8.2f} {r['load']:>7.2f} {r['rss']:>7.0f} {r['same']!s:>4} "
+              f"{r['pickle_plain']:>14.3f} {shared:>15}")
 
 
 if __name__ == "__main__":
