@@ -76,6 +76,13 @@ def test_a_resume_from_any_node_sends_and_keeps_what_an_uninterrupted_run_does(s
         assert _kept(resumed) == kept, stop  # outputs and their prompts, restored ones included
         restored = [t.messages[1] for t in resumed.tasks_output[2:stop]]
         assert all(type(m) is CompactMessage for m in restored)
+    # the UI's run view reads a node's output from the store
+    from crewgraph.ui._runs import node_output
+
+    with open_checkpoint_store(store_location) as store:
+        last = list(store.completed(run_id))[-1]
+    found, value = node_output(store_location, store_location, {"store": "checkpoints", "run_id": run_id}, last)
+    assert found and value.model_dump_json() == kept[-1]
 
 
 def _downgrade_to_plain_rows(path: Path, run_id: str) -> None:
