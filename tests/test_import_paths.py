@@ -1,14 +1,20 @@
 """CrewAI's import paths: every one a real project or template uses exists as a thin module.
 
-Each path is imported first thing in a fresh interpreter, so a module that only
-works when something else was imported before it (an import cycle) fails here.
+Each path is imported first thing as far as crewgraph goes: one fresh interpreter imports
+them in turn and, before each, drops every ``crewgraph`` module from ``sys.modules``, so a
+module that only works when another crewgraph module was imported before it (an import
+cycle) fails here, naming the path. The third-party libraries stay loaded between paths
+(re-importing pydantic's compiled core is not safe, and it is what made ~60 interpreters
+cost ~19 s of CPU against ~2 s for one; docs/benchmarks.md "## Test suite").
 """
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 # (module, names it must provide) -- crewgraph's spelling of CrewAI's paths.
 PATHS: list[tuple[str, list[str]]] = [
@@ -78,20 +84,51 @@ PATHS: list[tuple[str, list[str]]] = [
 ]
 
 
-def _import_fresh(module: str, names: list[str]) -> str:
-    """'' when ``module`` imports first thing in a new interpreter and has ``names``, else why not."""
-    code = (
-        f"import importlib; m = importlib.import_module({module!r}); names = {names!r}\n"
-        "missing = [n for n in names if getattr(m, n, None) is None]\n"
-        "assert not missing, f'missing: {missing}'\n"
-        "unlisted = [n for n in names if n not in m.__all__]\n"
-        "assert not unlisted, f'not in __all__: {unlisted}'\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    return "" if proc.returncode == 0 else f"{module}: {proc.stderr.strip().splitlines()[-1:]}"
+# Run in the fresh interpreter: one JSON line per path, with why it failed ('' when it did not).
+_CHECK = """
+import importlib, json, sys, traceback
+packages = json.loads(sys.argv[2])
+for module, names in json.loads(sys.argv[1]):
+    for loaded in [n for n in sys.modules if n.split(".")[0] in packages]:
+        del sys.modules[loaded]
+    try:
+        m = importlib.import_module(module)
+        missing = [n for n in names if getattr(m, n, None) is None]
+        assert not missing, f"missing: {missing}"
+        unlisted = [n for n in names if n not in m.__all__]
+        assert not unlisted, f"not in __all__: {unlisted}"
+        problem = ""
+    except BaseException as exc:
+        problem = traceback.format_exception_only(exc)[-1].strip()
+    print(json.dumps([module, problem]), flush=True)
+"""
 
 
-def test_every_crewai_import_path_imports_in_a_fresh_interpreter() -> None:
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        problems = [p for p in pool.map(lambda item: _import_fresh(*item), PATHS) if p]
+def _import_each_first(paths: list[tuple[str, list[str]]], packages: tuple[str, ...] = ("crewgraph",),
+                       env: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(path, its problem or '') for each path, imported with no module of ``packages`` loaded before it."""
+    proc = subprocess.run([sys.executable, "-c", _CHECK, json.dumps(paths), json.dumps(packages)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    done = [(module, why) for module, why in map(json.loads, proc.stdout.splitlines())]
+    assert proc.returncode == 0 and [m for m, _ in done] == [m for m, _ in paths], proc.stderr[-3000:]
+    return done
+
+
+def test_every_crewai_import_path_imports_first_thing() -> None:
+    problems = [(module, why) for module, why in _import_each_first(PATHS) if why]
     assert problems == []
+
+
+def test_a_cycle_a_missing_path_and_a_missing_name_are_each_named(tmp_path: Path) -> None:
+    """``a`` works only when ``b`` was imported before it: caught although ``b`` is checked first."""
+    (tmp_path / "cyclepkg").mkdir()
+    (tmp_path / "cyclepkg" / "__init__.py").write_text("")
+    (tmp_path / "cyclepkg" / "a.py").write_text("import cyclepkg.b\n__all__ = ['A']\nA = 1\n")
+    (tmp_path / "cyclepkg" / "b.py").write_text("from cyclepkg.a import A\n__all__ = ['B']\nB = A\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    found = _import_each_first([("cyclepkg.b", ["B"]), ("cyclepkg.a", ["A"]), ("cyclepkg.nope", ["X"]),
+                                ("crewgraph.task", ["Task", "Nope"]), ("crewgraph.agent", ["Agent"])],
+                               ("crewgraph", "cyclepkg"), env)
+    assert [why.split(" (")[0] for _, why in found] == [
+        "", "ImportError: cannot import name 'A' from partially initialized module 'cyclepkg.a'",
+        "ModuleNotFoundError: No module named 'cyclepkg.nope'", "AssertionError: missing: ['Nope']", ""]

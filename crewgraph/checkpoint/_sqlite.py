@@ -26,12 +26,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+from crewgraph.checkpoint._shared_context import ENTRIES_TABLE
 from crewgraph.checkpoint.lease import Fences
 from crewgraph.errors import CheckpointError
 
 __all__ = ["SCHEMA_VERSION", "SQLiteTransactions", "connect", "corrupt_error"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: runs, node_outputs. 2: context_entries, the text default-context prompts share (see
+:mod:`crewgraph.checkpoint._shared_context`); a version-1 file gets the table when opened."""
 _BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
@@ -58,7 +61,7 @@ CREATE TABLE IF NOT EXISTS node_outputs (
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX IF NOT EXISTS node_outputs_by_node ON node_outputs (run_id, node_id, seq);
-"""
+""" + ENTRIES_TABLE
 
 
 def corrupt_error(path: Path | str, exc: BaseException) -> CheckpointError:

@@ -27,6 +27,9 @@ user for a feature meant to protect them. Pass ``on_unpicklable="raise"``
 to get a :class:`~crewgraph.errors.CheckpointError` naming the node instead.
 A saved output that can no longer be unpickled (its class was renamed or
 removed) is treated the same way on load: warned about and re-executed.
+
+The text of earlier outputs that default-context prompts share is stored once per run,
+not in each node's pickle (:mod:`crewgraph.checkpoint._shared_context`).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from crewgraph.checkpoint._events import (
     save_with_events,
     writes_crewai_records,
 )
+from crewgraph.checkpoint._shared_context import SharedContext, SharedDump
 from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
@@ -126,6 +130,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         self.on_unpicklable = on_unpicklable
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = connect(self.path)
+        self._shared = SharedContext()
 
     # lifecycle ----------------------------------------------------------
     def close(self) -> None:
@@ -189,22 +194,23 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         self._save(run_id, node_id, output, info)
 
     def _save(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> int:
-        blob, reason = _codec.dump_output(output)
-        info = dict(info or {})
-        if reason is not None:
-            if self.on_unpicklable == "raise":
-                raise CheckpointError(
-                    f"cannot checkpoint the output of node {node_id!r} (run {run_id!r}): "
-                    f"it cannot be pickled ({reason})"
+        with self._lock:  # the run's entry lists stay as this pickle saw them until its commit
+            dump, reason = self._shared.dump_output(run_id, output)
+            info = dict(info or {})
+            if reason is not None:
+                if self.on_unpicklable == "raise":
+                    raise CheckpointError(
+                        f"cannot checkpoint the output of node {node_id!r} (run {run_id!r}): "
+                        f"it cannot be pickled ({reason})"
+                    )
+                warnings.warn(
+                    f"output of node {node_id!r} cannot be pickled ({reason}); it is not "
+                    "checkpointed and the node will re-run if this run is resumed",
+                    CheckpointWarning,
+                    stacklevel=2,
                 )
-            warnings.warn(
-                f"output of node {node_id!r} cannot be pickled ({reason}); it is not "
-                "checkpointed and the node will re-run if this run is resumed",
-                CheckpointWarning,
-                stacklevel=2,
-            )
-            info[_SKIPPED_KEY] = reason
-        return self._insert(run_id, node_id, blob, info)
+                info[_SKIPPED_KEY] = reason
+            return self._insert(run_id, node_id, None if dump is None else dump.blob, info, dump)
 
     def save_failure(self, run_id: str, node_id: str, *, info: dict[str, Any]) -> None:
         """Record that ``node_id`` failed: its run record (status, error, attempts) and the calls
@@ -212,11 +218,13 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         failed; :meth:`completed` leaves it out, so a resume runs it again."""
         self._insert(run_id, node_id, None, dict(info))
 
-    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> int:
+    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any], dump: SharedDump | None = None) -> int:
         now = time.time()
         with self._write() as conn:
             self._fenced(conn, run_id)
             self._require_run(conn, run_id)
+            if dump is not None:
+                self._shared.insert(conn, dump)
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM node_outputs WHERE run_id = ?", (run_id,)
             ).fetchone()
@@ -226,6 +234,8 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (run_id, node_id, seq, blob, int(blob is not None), _codec.dump_json(info), now),
             )
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (now, run_id))
+        if dump is not None:
+            self._shared.committed(run_id, dump)
         return int(seq)
 
     def completed(self, run_id: str) -> dict[str, Any]:
@@ -235,12 +245,13 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         with self._read() as conn:
             self._require_run(conn, run_id)
             rows = conn.execute(_LATEST, (run_id,)).fetchall()
+            lists = self._shared.entries(conn, run_id)
         result: dict[str, Any] = {}
         for node_id, _seq, blob, restorable, _info, _saved in rows:
             if not restorable or blob is None:
                 continue
             try:
-                result[node_id] = _codec.load_output(blob)
+                result[node_id] = self._shared.loads(blob, lists)
             except Exception as exc:
                 warnings.warn(
                     f"checkpointed output of node {node_id!r} (run {run_id!r}) cannot be "
@@ -259,6 +270,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 "UPDATE runs SET status = ?, error = ?, updated_at = ? WHERE run_id = ?",
                 (status, error, time.time(), run_id),
             )
+            self._shared.forget(run_id)
 
     # reading ------------------------------------------------------------
     def list_runs(self, name: str | None = None, limit: int | None = 100) -> list[CheckpointInfo]:
@@ -439,6 +451,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                     for seq, (node_id, _old, blob, _r, info, saved) in enumerate(rows, start=1)
                 ],
             )
+            self._shared.copy_entries(conn, run_id, new_id)
         return new_id
 
     def delete_run(self, run_id: str) -> None:
@@ -447,10 +460,12 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         with self._write() as conn:
             if conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 0:
                 raise self._unknown_run(conn, run_id)
+            self._shared.forget(run_id)
 
     def delete_all(self) -> int:
         """Delete every run; returns how many there were."""
         with self._write() as conn:
+            self._shared.clear()
             return int(conn.execute("DELETE FROM runs").rowcount)
 
     # helpers ------------------------------------------------------------

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import click
 import typer
 
 __all__ = ["DEBUG_ENV", "UsageProblem", "UserError", "describe", "guarded", "is_debug", "set_debug"]
@@ -88,10 +88,12 @@ def _user_facing(exc: BaseException) -> bool:
 def _passthrough() -> tuple[type[BaseException], ...]:
     """Exceptions typer itself turns into an exit (``--help``, a declined ``confirm``, a
     ``BadParameter``): re-raised untouched. Recent typer versions vendor click, so both
-    click's classes and typer's own are listed (``TyperException`` is the vendored base)."""
-    found: list[type[BaseException]] = [
-        typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException, click.Abort
-    ]
+    click's classes (when anything imported click: none of its exceptions exists before) and
+    typer's own are listed (``TyperException`` is the vendored base)."""
+    found: list[type[BaseException]] = [typer.Exit, typer.Abort]
+    click = sys.modules.get("click")
+    if click is not None:
+        found += [click.exceptions.Exit, click.ClickException, click.Abort]
     vendored = getattr(getattr(typer, "exceptions", None), "TyperException", None)
     if isinstance(vendored, type) and issubclass(vendored, BaseException):
         found.append(vendored)

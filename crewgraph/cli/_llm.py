@@ -16,9 +16,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from crewgraph.cli._errors import UserError
-from crewgraph.llm.override import LLM_ENV
 
 __all__ = ["LLM_ENV", "apply_llm", "demo_llm", "llm_scope"]
+
+LLM_ENV = "CREWGRAPH_LLM"
+"""crewgraph.llm.override.LLM_ENV (tests/cli/test_lazy_cli.py checks they agree), spelled here
+so that ``--help`` and the commands that run no model never import crewgraph.llm."""
 
 
 @contextlib.contextmanager

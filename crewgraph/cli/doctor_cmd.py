@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from crewgraph.cli._errors import UserError, guarded
 from crewgraph.cli._options import QuietOpt
-from crewgraph.cli._probes import ServerReport, probe_server
+
+if TYPE_CHECKING:
+    from crewgraph.cli._probes import ServerReport
 
 __all__ = ["doctor", "plan_for"]
 
@@ -59,6 +61,8 @@ def doctor(
     name = model or os.environ.get("CREWGRAPH_MODEL") or os.environ.get("OPENAI_MODEL_NAME")
     if not as_json and not quiet:
         typer.echo(f"Probing {url} (each probe waits at most {timeout:g}s)...")
+    from crewgraph.cli._probes import probe_server
+
     report = probe_server(url, name, api_key, timeout)
     plan = plan_for(report)
     if as_json:

@@ -32,7 +32,6 @@ from crewgraph.cli._options import (
     TargetArg,
 )
 from crewgraph.cli._target import load_target, names_target, prepare_project
-from crewgraph.runner.replay import TASK_IDS_META_KEY, ReplayError, nodes_to_rerun, pick_task
 
 __all__ = ["kick_project", "replay", "run"]
 
@@ -159,6 +158,8 @@ def replay(
 
 def _replay(task: str, target: str | None, run_id: str | None, inputs: list[str] | None, quiet: bool,
             llm: str | None, db: str | None, as_json: bool) -> None:
+    from crewgraph.runner.replay import TASK_IDS_META_KEY, ReplayError, nodes_to_rerun, pick_task
+
     found = load_target(target)
     if found.kind != "crew":
         raise UserError(f"replay works on crews; {found.label} is a {found.kind}")

@@ -32,6 +32,7 @@ __all__ = [
     "agent_tools",
     "rpm_keys",
     "step_fields",
+    "task_step_fields",
 ]
 
 
@@ -76,26 +77,34 @@ def step_fields(crew: Any, task: Task, agent: Agent, name: str, tools: list[Any]
     ``agent_part`` is :func:`agent_fields` of ``(crew, agent)`` when the caller keeps it per
     agent (a compile asks for the same agent once per task; its trained instructions read a
     file and its skills load theirs)."""
-    structured = task.structured_model
     fields = dict(agent_part if agent_part is not None else agent_fields(crew, agent))
-    fields.update(
-        label=name,
-        task_name=name,
-        task_id=str(task.id),
-        description=task.description,
-        expected_output=task.expected_output,
-        tools=tuple(tools),
+    fields.update(task_step_fields(task, name, tools, context_nodes, recall_id, fields))
+    return fields
+
+
+def task_step_fields(task: Task, name: str, tools: list[Any], context_nodes: Sequence[str],
+                     recall_id: str | None, agent_part: dict[str, Any]) -> dict[str, Any]:
+    """The step's keyword arguments that come from the task, over :func:`agent_fields`
+    (``agent_part``, read, not changed: the task's tool policy and human input join the agent's)."""
+    structured = task.structured_model
+    policies = agent_part["tool_policies"]
+    return {
+        "label": name,
+        "task_name": name,
+        "task_id": str(task.id),
+        "description": task.description,
+        "expected_output": task.expected_output,
+        "tools": tuple(tools),
         # type(), not isinstance(): NodePrefix is a Sequence, and ABCMeta's check was a measurable
         # part of a 10,000-task compile
-        context_nodes=context_nodes if type(context_nodes) in (NodePrefix, tuple) else tuple(context_nodes),
-        memory_node=recall_id,
-        tool_policies=(task.tool_failure_policy, fields["tool_policies"][1], fields["tool_policies"][2]),
-        output_schema=structured.model_json_schema() if structured is not None else None,
-        human_input=task.human_input or fields["training"],
-        input_files=tuple(task.input_files.items()) if task.input_files else (),
-        resources=tuple(sorted(task.resources.items())) if task.resources else (),
-    )
-    return fields
+        "context_nodes": context_nodes if type(context_nodes) in (NodePrefix, tuple) else tuple(context_nodes),
+        "memory_node": recall_id,
+        "tool_policies": (task.tool_failure_policy, policies[1], policies[2]),
+        "output_schema": structured.model_json_schema() if structured is not None else None,
+        "human_input": task.human_input or agent_part["training"],
+        "input_files": tuple(task.input_files.items()) if task.input_files else (),
+        "resources": tuple(sorted(task.resources.items())) if task.resources else (),
+    }
 
 
 def agent_fields(crew: Any, agent: Agent) -> dict[str, Any]:
@@ -196,11 +205,12 @@ def add_tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: lis
 def task_guardrails(task: Task) -> tuple[list[Any], int]:
     """The checks a task's answer must pass and how many redos they allow: the task's own
     guardrails, then its agent's ``guardrail`` (``Agent(guardrail=...)`` applies to all its tasks)."""
-    checks = list(task.all_guardrails)
+    checks = task.all_guardrails  # a new list each time
+    task_has_checks = bool(checks)
     own = getattr(task.agent, "guardrail", None)
     if own is not None and own not in checks:
         checks.append(own)
-    if task.all_guardrails or own is None:
+    if task_has_checks or own is None:
         return checks, task.guardrail_max_retries
     return checks, int(getattr(task.agent, "guardrail_max_retries", task.guardrail_max_retries))
 

@@ -28,12 +28,13 @@ from crewgraph.compiler._task_chain import (
     agent_memory,
     agent_tools,
     rpm_keys,
-    step_fields,
+    task_step_fields,
 )
 from crewgraph.compiler._training import is_training
 from crewgraph.compiler.validate import task_label, validate_crew
 from crewgraph.errors import CompileError
 from crewgraph.graph.execution_graph import ExecutionGraph
+from crewgraph.graph.node import NodeTemplate
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.ids import slugify
 from crewgraph.nodes.agent_step import AgentStepNode
@@ -83,7 +84,9 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
         return compile_hierarchical(crew, inputs)
     graph = ExecutionGraph(name=getattr(crew, "name", None) or "crew")
     tasks: list[Task] = list(crew.tasks)
-    plans: dict[Any, TaskPlan] = {}
+    # Keyed by each task's id as its int: the same key as the UUID (a UUID hashes and compares
+    # its int), hashed in C, where UUID.__hash__ is a Python call (four lookups per task).
+    plans: dict[int, TaskPlan] = {}
     sequential = process == Process.sequential
     # A sequential task's default context is every earlier task (an async task: every task
     # up to the last synchronous one, since the async ones before it run beside it). Both
@@ -95,7 +98,7 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
     last_sync: list[Task] = []  # the barrier: the previous synchronous task
     pending_async: list[Task] = []
     agent_parts: dict[int, _AgentPart] = {}  # each agent's step fields, built once per compile
-    gated: set[Any] = set()  # ids of the conditional tasks
+    gated: set[int] = set()  # ids of the conditional tasks
     for i, task in enumerate(tasks):
         if sequential:
             order_preds = last_sync if task.async_execution else [*last_sync, *pending_async]
@@ -103,31 +106,32 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
             order_preds = []
         if task.context is not None:
             context_tasks = list(task.context)
-            context_ids: Sequence[str] = [plans[t.id].final for t in context_tasks if t.id in plans]
+            context_ids: Sequence[str] = [plans[t.id.int].final for t in context_tasks if t.id.int in plans]
         else:
             context_tasks = order_preds
             context_ids = NodePrefix(finals, visible if task.async_execution else i) if sequential else ()
         plan = _task_nodes(graph, crew, task, i, context_ids, agent_parts)
         conditional = is_conditional(task)
+        own_id = task.id.int
         if conditional:  # validated: never the first task
-            gated.add(task.id)
-            plan = add_condition(graph, task, plan, plans[tasks[i - 1].id].final)
-        plans[task.id] = plan
+            gated.add(own_id)
+            plan = add_condition(graph, task, plan, plans[tasks[i - 1].id.int].final)
+        plans[own_id] = plan
         finals.append(plan.final)
         for pred in order_preds:
             if pred not in context_tasks:
-                graph.add_edge(plans[pred.id].final, plan.agent, kind="order")
+                graph.add_edge(plans[pred.id.int].final, plan.agent, kind="order")
         for ctx_task in context_tasks:
-            if ctx_task.id in plans and ctx_task.id != task.id:  # later tasks are wired after the loop
-                graph.add_edge(
-                    plans[ctx_task.id].final, plan.agent, kind="context", implicit=task.context is None
-                )
+            ctx_id = ctx_task.id.int
+            if ctx_id in plans and ctx_id != own_id:  # later tasks are wired after the loop
+                graph.add_edge(plans[ctx_id].final, plan.agent, kind="context", implicit=task.context is None)
         if plan.first != plan.agent:
             for pred in order_preds:
                 # Recall after the previous task's memory save has queued its facts (recall is
                 # a read barrier), so the next task sees what the last one learned.
-                saved = f"{plans[pred.id].key}.save"
-                src = saved if saved in graph and pred.id not in gated else plans[pred.id].final
+                pred_plan = plans[pred.id.int]
+                saved = f"{pred_plan.key}.save"
+                src = saved if saved in graph and pred.id.int not in gated else pred_plan.final
                 graph.add_edge(src, plan.first, kind="memory" if src == saved else "order")
         if conditional:
             gate_entries(graph, plan)
@@ -142,17 +146,17 @@ def _compile_crew(crew: Any, inputs: dict[str, Any] | None) -> ExecutionGraph:
     graph.meta.update(
         kind="crew",
         process=process.value,
-        tasks=[plans[t.id].as_dict() for t in tasks],
-        final=plans[tasks[-1].id].final,
+        tasks=[plans[t.id.int].as_dict() for t in tasks],
+        final=plans[tasks[-1].id.int].final,
     )
     return graph
 
 
-def _wire_forward_context(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, TaskPlan]) -> None:
+def _wire_forward_context(graph: ExecutionGraph, tasks: list[Task], plans: dict[int, TaskPlan]) -> None:
     """Context on a task that comes later in the list: allowed if it makes no cycle."""
     for task in tasks:
         for ctx_task in task.context or []:
-            src, dst = plans[ctx_task.id].final, plans[task.id].agent
+            src, dst = plans[ctx_task.id.int].final, plans[task.id.int].agent
             if not graph.digraph.has_edge(src, dst):
                 graph.add_edge(src, dst, kind="context")
                 node = graph.node(dst)
@@ -160,14 +164,14 @@ def _wire_forward_context(graph: ExecutionGraph, tasks: list[Task], plans: dict[
                     graph.replace_node(dataclasses.replace(node, context_nodes=(*node.context_nodes, src)))
 
 
-def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, TaskPlan]) -> None:
+def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[int, TaskPlan]) -> None:
     cycle = graph.digraph.find_cycle()
     if cycle is None:
         return
     owner = {}
     for i, t in enumerate(tasks):
         for nid in graph.digraph.nodes:
-            if nid.startswith(plans[t.id].key + "."):
+            if nid.startswith(plans[t.id.int].key + "."):
                 owner[nid] = task_label(t, i)
     names: list[str] = []
     for u, _ in cycle:
@@ -183,11 +187,28 @@ def _check_acyclic(graph: ExecutionGraph, tasks: list[Task], plans: dict[Any, Ta
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _AgentPart:
-    """What a step takes from its agent and the crew alone: built once per agent per compile."""
+    """What a step takes from its agent and the crew alone: built once per agent per compile.
+
+    ``steps`` holds the agent's fields merged with the step's defaults, so a task's step is one
+    copy of that dict with the task's fields over it (every step keeps its own field values,
+    so ``dataclasses.replace``, pickling, checkpoints and exports see the node they always did).
+    The flags say which of a task's optional pieces the agent can have at all, so a task skips
+    the calls that would each find there is nothing to add."""
 
     fields: dict[str, Any]  # agent_fields(crew, agent)
     memory: Any  # agent_memory(crew, agent)
     knowledge: list[Any]  # knowledge_of(crew, agent)
+    steps: NodeTemplate[AgentStepNode]  # AgentStepNode.template(fields)
+    mcps: bool  # the agent lists MCP servers (with_mcp_tools adds their tools)
+    delegates: bool  # it may delegate here (_delegation_tools may add tools)
+    reasons: bool  # it plans before each task (add_reasoning adds a node)
+
+    @classmethod
+    def of(cls, crew: Any, agent: Agent) -> _AgentPart:
+        shared = agent_fields(crew, agent)
+        return cls(shared, agent_memory(crew, agent), knowledge_of(crew, agent), AgentStepNode.template(shared),
+                   mcps=bool(getattr(agent, "mcps", None)), delegates=bool(agent.allow_delegation),
+                   reasons=bool(agent.planning_enabled))
 
 
 def _task_nodes(
@@ -201,25 +222,30 @@ def _task_nodes(
         return _external_task_nodes(graph, crew, task, key, name, index, context_nodes)
     agent = cast(Agent, task.agent)  # checked above, or when its part was built
     if part is None:
-        part = agent_parts[id(agent)] = _AgentPart(
-            agent_fields(crew, agent), agent_memory(crew, agent), knowledge_of(crew, agent))
-    tools = with_mcp_tools(agent_tools(task, agent), agent, task, index)
-    tools.extend(_delegation_tools(crew, agent))
+        part = agent_parts[id(agent)] = _AgentPart.of(crew, agent)
+    tools = agent_tools(task, agent)
+    if part.mcps:
+        tools = with_mcp_tools(tools, agent, task, index)
+    if part.delegates:
+        tools.extend(_delegation_tools(crew, agent))
     memory_obj = part.memory
-    recall_id = add_recall(graph, key, name, task, memory_obj)
-    knowledge_id = add_knowledge(graph, key, name, task, crew, agent, part.knowledge)
-    fields = step_fields(crew, task, agent, name, tools, context_nodes, recall_id, part.fields)
-    fields["id"], fields["knowledge_node"] = f"{key}.agent", knowledge_id
-    step = AgentStepNode.assemble_from(fields)  # AgentStepNode(...) without its 40 object.__setattr__ calls
+    recall_id = add_recall(graph, key, name, task, memory_obj) if memory_obj is not None else None
+    knowledge_id = add_knowledge(graph, key, name, task, crew, agent, part.knowledge) if part.knowledge else None
+    fields = task_step_fields(task, name, tools, context_nodes, recall_id, part.fields)
+    step_id = f"{key}.agent"
+    fields["id"], fields["knowledge_node"] = step_id, knowledge_id
+    step = part.steps.build(fields)  # AgentStepNode(**part.fields, **fields), without its 40 __setattr__ calls
     graph.add_node(step, task=key)
     if recall_id is not None:
-        graph.add_edge(recall_id, step.id, kind="memory")
+        graph.add_edge(recall_id, step_id, kind="memory")
     if knowledge_id is not None:
-        graph.add_edge(knowledge_id, step.id, kind="knowledge")
-    add_reasoning(graph, crew, task, agent, step)
-    add_tool_templates(graph, key, step.id, tools)
+        graph.add_edge(knowledge_id, step_id, kind="knowledge")
+    if part.reasons:
+        add_reasoning(graph, crew, task, agent, step)
+    if tools:
+        add_tool_templates(graph, key, step_id, tools)
     final = add_output_chain(graph, task, key, name, step, memory_obj)
-    return TaskPlan(key=key, name=name, first=recall_id or step.id, agent=step.id, final=final, index=index)
+    return TaskPlan(key, name, recall_id or step_id, step_id, final, index)
 
 
 def _external_task_nodes(

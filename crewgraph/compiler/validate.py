@@ -39,14 +39,18 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
             elif ctx_task.id == task.id:
                 label = task_label(task, i)
                 problems.append((label, f"{label} lists itself in its context"))
-        file_problems = _file_problems(crew, task)
+        file_problems = _file_problems(crew, task) if task.input_files else None
         if file_problems:
             label = task_label(task, i)
             problems.extend((label, f"{label}: {p}") for p in file_problems)
-        if inputs is not None:
-            texts = [task.description, task.expected_output, task.output_file or ""]
-            if task.agent is not None:
-                texts += [task.agent.role, task.agent.goal, task.agent.backstory]
+        if inputs is not None:  # a kickoff's compile: each task, each kickoff
+            # only the texts with a "{" can name a placeholder; the others cost nothing more
+            agent = task.agent
+            texts = [t for t in (task.description, task.expected_output, task.output_file or "",
+                                 *((agent.role, agent.goal, agent.backstory) if agent is not None else ()))
+                     if "{" in t]
+            if not texts:
+                continue
             provided = {**dict.fromkeys(task.input_files), **inputs}  # a file's name is provided by the file
             missing = sorted({m for text in texts for m in missing_placeholders(text, provided)})
             if missing:

@@ -72,6 +72,32 @@ class Digraph:
             self._pred[dst][src] = data
         data.update(attrs)
 
+    def insert(self, node_id: str, attrs: Attrs) -> bool:
+        """Add a node that is not in the graph yet, with ``attrs`` as its attribute dict (kept,
+        not copied); False, and nothing changed, if it is there already. The compiler's way in:
+        one dict, no keyword packing."""
+        if node_id in self._node:
+            return False
+        self._node[node_id] = attrs
+        self._succ[node_id] = {}
+        self._pred[node_id] = {}
+        return True
+
+    def link(self, src: str, dst: str, attrs: Attrs) -> bool:
+        """An edge between two nodes already in the graph: ``attrs`` becomes a new edge's
+        attribute dict (kept, not copied) or updates an existing edge's; False, and nothing
+        changed, if either end is missing."""
+        succ = self._succ
+        out = succ.get(src)
+        if out is None or dst not in succ:
+            return False
+        data = out.get(dst)
+        if data is None:
+            out[dst] = self._pred[dst][src] = attrs
+        else:
+            data.update(attrs)
+        return True
+
     # reading ---------------------------------------------------------------
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._node
@@ -139,10 +165,13 @@ class Digraph:
 
     def find_cycle(self, edges: Iterable[tuple[str, str]] | None = None) -> list[tuple[str, str]] | None:
         """One directed cycle as a list of edges, or None; iterative DFS, linear time."""
-        out: dict[str, list[str]] = {n: [] for n in self._node}
-        for u, v in edges if edges is not None else self.edges:
-            out[u].append(v)
-        path = find_cycle(out)
+        succ: Mapping[str, Iterable[str]] = self._succ  # every edge: the adjacency as it is, no copy
+        if edges is not None:
+            out: dict[str, list[str]] = {n: [] for n in self._node}
+            for u, v in edges:
+                out[u].append(v)
+            succ = out
+        path = find_cycle(succ)
         return None if path is None else list(pairwise(path))
 
     # networkx --------------------------------------------------------------

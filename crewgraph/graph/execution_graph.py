@@ -53,16 +53,14 @@ class ExecutionGraph:
 
     # building -----------------------------------------------------------
     def add_node(self, node: Node, **attrs: Any) -> Node:
-        if node.id in self.digraph:
+        if not self.digraph.insert(node.id, {"node": node, "kind": node.kind, "label": node.display_label, **attrs}):
             raise ValueError(f"duplicate node id {node.id!r}")
-        self.digraph.add_node(node.id, node=node, kind=node.kind, label=node.display_label, **attrs)
         return node
 
     def add_edge(self, src: str, dst: str, kind: str = "order", **attrs: Any) -> None:
-        for end in (src, dst):
-            if end not in self.digraph:
-                raise KeyError(f"edge {src!r} -> {dst!r}: unknown node {end!r}")
-        self.digraph.add_edge(src, dst, kind=kind, **attrs)
+        if not self.digraph.link(src, dst, {"kind": kind, **attrs}):
+            end = src if src not in self.digraph else dst
+            raise KeyError(f"edge {src!r} -> {dst!r}: unknown node {end!r}")
 
     def replace_node(self, node: Node) -> None:
         """Put ``node`` where the node with its id is (compile passes that refine nodes)."""

@@ -478,7 +478,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             has_tools=bool(self.tools),
         )
         tail += self.skills_context + self.trained_instructions
-        prompt = head + context + tail
+        prompt = "".join((head, context, tail))  # one allocation: no ~300 KB intermediate at 10,000 tasks
         user: dict[str, Any] = {"role": "user", "content": prompt}
         if self.input_files:
             from crewgraph._internal.input_files import content_parts

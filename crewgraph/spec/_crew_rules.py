@@ -62,7 +62,7 @@ def crew_problems(crew: Any, *, at_definition: bool = False) -> list[CrewProblem
         )
     if process == Process.hierarchical:
         problems.extend(_manager_problems(crew))
-    index = {t.id: i for i, t in enumerate(tasks)}
+    index: dict[Any, int] | None = None  # task id -> position, built for the first task with a context
     for i, task in enumerate(tasks):
         if task.agent is None and process != Process.hierarchical:
             label = task_label(task, i)  # only for a problem: labels were a tenth of a compile
@@ -78,6 +78,8 @@ def crew_problems(crew: Any, *, at_definition: bool = False) -> list[CrewProblem
             )
         if process != Process.parallel:
             for ctx_task in task.context or []:
+                if index is None:
+                    index = {t.id: k for k, t in enumerate(tasks)}
                 j = index.get(ctx_task.id)
                 if j is not None and j > i:
                     label = task_label(task, i)
@@ -139,13 +141,20 @@ def _condition_of(task: Any) -> Any:
 
 def _conditional_problems(tasks: list[Any], process: Process) -> list[CrewProblem]:
     """CrewAI's ConditionalTask rules (and crewgraph's: not in a hierarchical crew)."""
-    problems: list[CrewProblem] = [
-        CrewProblem(("tasks", i, "condition"), "missing_condition",
-                    f"{task_label(t, i)} is a ConditionalTask without a condition function", task=task_label(t, i))
-        for i, t in enumerate(tasks)
-        if "condition" in (getattr(type(t), "__pydantic_fields__", None) or {}) and _condition_of(t) is None
-    ]
-    conditional = [i for i, t in enumerate(tasks) if _condition_of(t) is not None]
+    problems: list[CrewProblem] = []
+    conditional: list[int] = []
+    for i, t in enumerate(tasks):  # one pass; a plain Task (no condition field) is passed over inline
+        fields = getattr(type(t), "__pydantic_fields__", None)
+        if isinstance(fields, dict) and "condition" not in fields:
+            continue
+        if _condition_of(t) is not None:
+            conditional.append(i)
+        elif "condition" in (fields or {}):
+            problems.append(
+                CrewProblem(("tasks", i, "condition"), "missing_condition",
+                            f"{task_label(t, i)} is a ConditionalTask without a condition function",
+                            task=task_label(t, i))
+            )
     if not conditional:
         return problems
     if len(conditional) == len(tasks):

@@ -27,6 +27,16 @@ crew = Crew(name="slow_crew", agents=[fast, slow], tasks=[
 """
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """SIGINT's default action in the child, as a terminal's foreground job has it.
+
+    A suite started in the background by a non-interactive shell runs with SIGINT ignored,
+    and a child inherits that (POSIX; Python then installs no KeyboardInterrupt handler), so
+    the Ctrl-C below would be ignored and the run would go on to its 60 s model call.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_prints_the_resume_hint(tmp_path: Path) -> None:
     (tmp_path / "slow_mod.py").write_text(SLOW_CREW, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO), "CREWGRAPH_STORAGE_DIR": str(tmp_path / "store")}
@@ -34,6 +44,7 @@ def test_ctrl_c_prints_the_resume_hint(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "crewgraph.cli", "run", "slow_mod:crew"],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_ctrl_c_as_at_a_terminal,
     )
     lines: list[str] = []
     first_done = threading.Event()

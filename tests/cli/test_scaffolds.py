@@ -12,12 +12,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-# An unrelated third-party pytest plugin (~0.8 s to import) the project's tests never use.
-NO_LANGSMITH = "no:langsmith_plugin"
+# The project's own tests run with only pytest, as in a user's project venv: none of the
+# plugins this venv has (langsmith's, anyio, xdist...: ~0.5 s of CPU to load) nor this repo's.
+ONLY_PYTEST = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
@@ -64,7 +66,7 @@ def test_flow_layout_is_crewais(made: Path) -> None:
     assert "pip install /path/to/crewgraph" in readme and "crewgraph flow kickoff --llm fake" in readme
 
 
-def test_crew_project_runs_main_py_inputs(made: Path, tmp_path: Path) -> None:
+def test_crew_project_runs_main_py_inputs(made: Path, tmp_path: Path, cli: Any) -> None:
     root = made / "field_notes"
     proc = crewgraph(tmp_path, "run", "--llm", "fake", "--json", cwd=root)
     assert proc.returncode == 0, proc.stderr
@@ -73,13 +75,15 @@ def test_crew_project_runs_main_py_inputs(made: Path, tmp_path: Path) -> None:
     assert "Running crew 'field_notes' (field_notes.crew:FieldNotes)" in proc.stderr
     assert "inputs: topic='AI agents', current_year=" in proc.stderr  # what main.py's run() passes
     assert (root / "report.md").read_text(encoding="utf-8").strip() == out["raw"]
-    shown = crewgraph(tmp_path, "checkpoints", "show", out["run_id"], "--json", cwd=root)
+    # what the run recorded, read by `crewgraph checkpoints show` in this process (same store:
+    # the CLI fixture's $CREWGRAPH_STORAGE_DIR is tmp_path/store, as the subprocess's)
+    shown = cli("checkpoints", "show", out["run_id"], "--json")
     assert json.loads(shown.stdout)["meta"]["inputs"]["topic"] == "AI agents"
 
     override = crewgraph(tmp_path, "run", "--llm", "fake", "-q", "--json", "-i", "topic=tides", cwd=root)
     assert override.returncode == 0 and override.stderr == ""
     run_id = json.loads(override.stdout)["run_id"]
-    inputs = json.loads(crewgraph(tmp_path, "checkpoints", "show", run_id, "--json", cwd=root).stdout)["meta"]["inputs"]
+    inputs = json.loads(cli("checkpoints", "show", run_id, "--json").stdout)["meta"]["inputs"]
     assert inputs["topic"] == "tides" and inputs["current_year"].isdigit()
 
 
@@ -121,8 +125,8 @@ def test_flow_without_a_model_says_what_is_missing(made: Path, tmp_path: Path) -
 @pytest.mark.parametrize("project", ["field_notes", "poem_flow"])
 def test_the_scaffolds_own_tests_pass(made: Path, tmp_path: Path, project: str) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", NO_LANGSMITH],
-        cwd=made / project, env=_env(tmp_path), capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=made / project, env={**_env(tmp_path), **ONLY_PYTEST}, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout

@@ -93,3 +93,32 @@ def test_a_compiled_step_equals_one_built_by_init() -> None:
         _same(step, AgentStepNode(**{f.name: getattr(step, f.name) for f in dataclasses.fields(step)}))
         assert step.max_iter == 4 and step.retry == RetryPolicy(max_attempts=1 + a.max_retry_limit,
                                                                  initial_delay=1.0, max_delay=20.0)
+
+
+def test_a_template_builds_the_node_init_builds() -> None:
+    shared: dict[str, Any] = dict(agent_role="r", max_iter=3, retry=RetryPolicy(max_attempts=2), llm=("model", 1))
+    template = AgentStepNode.template(shared)
+    own: dict[str, Any] = dict(id="t1.agent", task_name="t", description="d", expected_output="e", max_iter=5)
+    built = template.build(own)
+    _same(built, AgentStepNode(**{**shared, **own}))  # own values over the shared ones
+    again = template.build(dict(own, id="t2.agent"))
+    assert vars(again) is not vars(built) and again.llm is built.llm  # own dicts, shared values
+    assert built.timeout == TimeoutPolicy() and own == dict(id="t1.agent", task_name="t", description="d",
+                                                            expected_output="e", max_iter=5)  # not changed
+    _same(pickle.loads(pickle.dumps(built)), built)
+
+
+def test_a_template_runs_factories_and_checks_per_node() -> None:
+    template = _Checked.template({"id": "n"})
+    a, b = template.build({"size": 1}), template.build({"size": 2})
+    _same(a, _Checked(id="n", size=1))
+    assert a.tags == [] and a.tags is not b.tags  # the factory ran for each node
+    with pytest.raises(ValueError, match="size must be >= 0"):
+        template.build({"size": -1})
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['colour'\]"):
+        template.build({"size": 1, "colour": "red"})
+    with pytest.raises(TypeError, match=r"missing required argument\(s\) \['size'\]"):
+        template.build({})
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['colour'\]"):
+        _Checked.template({"colour": "red"})
+    assert _Slotted.template({"id": "s"}).build({"size": 2}) == _Slotted(id="s", size=2)  # by its __init__
