@@ -52,7 +52,13 @@ from crewgraph.checkpoint._events import (
     writes_crewai_records,
 )
 from crewgraph.checkpoint._shared_context import SharedContext, SharedDump
-from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
+from crewgraph.checkpoint._sqlite import (
+    LATEST,
+    LATEST_INFO,
+    RUN_COLUMNS,
+    SQLiteTransactions,
+    connect,
+)
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
 from crewgraph.events.checkpoint_events import (
@@ -70,27 +76,6 @@ __all__ = ["CheckpointWarning", "SQLiteCheckpointStore"]
 
 _SKIPPED_KEY = "checkpoint_skipped"
 _RECENT_IN_ERRORS = 5
-
-# The latest save of each node of a run (a flow may run a method node several times).
-_LATEST = """
-    SELECT o.node_id, o.seq, o.output, o.restorable, o.info, o.saved_at
-    FROM node_outputs AS o
-    WHERE o.run_id = ?
-      AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
-                   WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
-    ORDER BY o.seq
-"""
-_LATEST_INFO = _LATEST.replace("o.output", "NULL")  # what nodes() lists: the outputs stay on disk
-
-_RUN_COLUMNS = """
-    r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
-    r.meta, r.error,
-    (SELECT COUNT(*) FROM node_outputs AS o
-     WHERE o.run_id = r.run_id AND o.restorable = 1
-       AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
-                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)) AS nodes_completed
-"""
-
 
 class CheckpointWarning(UserWarning):
     """A node's output could not be checkpointed or restored; that node will re-run."""
@@ -244,7 +229,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         longer unpickle are left out, so those nodes re-run."""
         with self._read() as conn:
             self._require_run(conn, run_id)
-            rows = conn.execute(_LATEST, (run_id,)).fetchall()
+            rows = conn.execute(LATEST, (run_id,)).fetchall()
             lists = self._shared.entries(conn, run_id)
         result: dict[str, Any] = {}
         for node_id, _seq, blob, restorable, _info, _saved in rows:
@@ -275,7 +260,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
     # reading ------------------------------------------------------------
     def list_runs(self, name: str | None = None, limit: int | None = 100) -> list[CheckpointInfo]:
         """Runs, newest first, optionally only those named ``name``."""
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs AS r"
+        sql = f"SELECT {RUN_COLUMNS} FROM runs AS r"
         params: list[Any] = []
         if name is not None:
             sql += " WHERE r.name = ?"
@@ -292,7 +277,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         """The run ``run_id``; :class:`CheckpointError` if the store has no such run."""
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs AS r WHERE r.run_id = ?", (run_id,)
+                f"SELECT {RUN_COLUMNS} FROM runs AS r WHERE r.run_id = ?", (run_id,)
             ).fetchone()
             if row is None:
                 raise self._unknown_run(conn, run_id)
@@ -349,7 +334,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
             clauses.append("r.status = ?")
             params.append(status)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs AS r{where} ORDER BY r.created_at DESC, r.rowid DESC LIMIT 1"
+        sql = f"SELECT {RUN_COLUMNS} FROM runs AS r{where} ORDER BY r.created_at DESC, r.rowid DESC LIMIT 1"
         with self._read() as conn:
             row = conn.execute(sql, params).fetchone()
         return None if row is None else self._info(row)
@@ -381,7 +366,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         ``calls=True`` keeps each node's model and tool calls (``info["calls"]``, with their
         prompts and results: see ``crewgraph.graph.call_records``); listings leave them out."""
         sql = (
-            _LATEST_INFO
+            LATEST_INFO
             if latest_only
             else (
                 "SELECT o.node_id, o.seq, NULL, o.restorable, o.info, o.saved_at FROM node_outputs AS o"
@@ -441,7 +426,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (new_id, row[0], now, now, run_id, branch, row[1]),
             )
             rows = [
-                r for r in conn.execute(_LATEST, (run_id,)).fetchall() if r[3] and r[0] not in skip
+                r for r in conn.execute(LATEST, (run_id,)).fetchall() if r[3] and r[0] not in skip
             ]
             conn.executemany(
                 "INSERT INTO node_outputs (run_id, node_id, seq, output, restorable, info, saved_at)"

@@ -145,7 +145,8 @@ def test_forks_and_run_transfers_carry_the_entries_and_plain_pickles_hold_the_te
     store.save_node("r", "n2", output={"messages": [_compact(parts, 3)]})
     assert [(i, t) for _k, i, t in _store_rows(tmp_path / "a.db", "r")[1]] == [(0, "one"), (1, "two"), (2, "three")]
     fork = store.fork("r", "b")
-    store.delete_run("r")  # the fork has its own copy
+    store.delete_run("r")  # the fork has its own copy; the run's entries go with it
+    assert _store_rows(tmp_path / "a.db", "r")[1] == [] and len(_store_rows(tmp_path / "a.db", fork)[1]) == 3
     restored = store.completed(fork)
     assert restored["n2"]["messages"][0] == {"role": "user", "content": "head one | two | three tail"}
     assert restored["n1"]["messages"][0]["content"] == "head one | two tail"
