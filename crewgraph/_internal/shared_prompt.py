@@ -27,7 +27,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["CompactMessage", "ContextRef", "PromptMessage", "plain_messages", "retained_messages"]
+__all__ = [
+    "CompactMessage",
+    "ContextRef",
+    "PromptMessage",
+    "compact_message",
+    "compact_parts",
+    "plain_messages",
+    "retained_messages",
+]
 
 
 class ContextRef:
@@ -155,7 +163,8 @@ class CompactMessage(dict[str, Any]):
         return copy.deepcopy(self._plain(), memo)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # A pickle holds the text, and loads as a plain dict.
+        # A plain pickle (Ray, a batch item) holds the text and loads as a plain dict; the
+        # checkpoint store pickles the parts instead (``compact_parts``/``compact_message``).
         return dict, (self._plain(),)
 
     def __eq__(self, other: object) -> bool:
@@ -223,3 +232,22 @@ def retained_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def plain_messages(messages: list[Any]) -> list[Any]:
     """``messages`` with every compact message as a plain dict (for C-level readers)."""
     return [m._plain() if type(m) is CompactMessage else m for m in messages]
+
+
+def compact_parts(message: Any) -> tuple[str, ContextRef, str] | None:
+    """``(head, context ref, tail)`` of an unchanged :class:`CompactMessage`, else None.
+
+    The pickling hook of the checkpoint store: it stores these (the ref as its list and
+    count, the list's entries once per run) and rebuilds the message with
+    :func:`compact_message`."""
+    if type(message) is not CompactMessage:
+        return None
+    source = message._source
+    if source is None:
+        return None
+    return source.head, source.context, source.tail
+
+
+def compact_message(head: str, context: ContextRef, tail: str) -> CompactMessage:
+    """The :class:`CompactMessage` whose text is ``head + context.text() + tail``."""
+    return CompactMessage(_Source(head, context, tail))

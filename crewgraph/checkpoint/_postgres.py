@@ -42,13 +42,16 @@ from functools import lru_cache
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from crewgraph.checkpoint._shared_context import ENTRIES_TABLE
 from crewgraph.checkpoint.location import display
 from crewgraph.errors import CheckpointError
 
 __all__ = ["DEFAULT_SCHEMA", "PGConnection", "PGTransactions", "connect", "pg_problem", "psycopg_module", "split_url"]
 
 DEFAULT_SCHEMA = "crewgraph"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the tables below but context_entries. 2: context_entries (see
+:mod:`crewgraph.checkpoint._shared_context`), added when a version-1 schema is opened."""
 _LOCK_CLASS = 0x63726577  # "crew": the advisory-lock namespace of crewgraph
 _CONNECT_TIMEOUT_S = 10
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
@@ -151,8 +154,8 @@ CREATE TABLE IF NOT EXISTS flow_pending_feedback (
     context_json TEXT NOT NULL,
     state_json   TEXT NOT NULL,
     output       BYTEA
-)
-"""
+);
+""" + ENTRIES_TABLE
 
 _ready: set[tuple[str, str]] = set()  # (url without schema, schema) prepared by this process
 _ready_lock = threading.Lock()
@@ -228,16 +231,17 @@ def _version(conn: Any, schema: str) -> int | None:
 
 
 def _prepare(conn: Any, schema: str) -> None:
-    """Create the schema and tables unless they exist. The DDL runs only for a new schema, under
+    """Create the schema and tables unless they exist. The DDL runs only for a new schema (or one
+    of an older version, which gets the tables it lacks), under
     both the setup lock and the write lock: ``CREATE INDEX IF NOT EXISTS`` locks its table even
     when the index exists, so DDL beside a running save could deadlock with it."""
     version = _version(conn, schema)
-    if version is None:
+    if version is None or version < SCHEMA_VERSION:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", lock_key(schema, "setup"))
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", lock_key(schema, "write"))
             version = _version(conn, schema)  # another process may have created it meanwhile
-            if version is None:
+            if version is None or version < SCHEMA_VERSION:  # new, or older: every table IF NOT EXISTS
                 conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
                 conn.execute(f'SET LOCAL search_path TO "{schema}"')
                 for statement in _TABLES.split(";"):

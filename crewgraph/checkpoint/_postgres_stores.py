@@ -21,6 +21,7 @@ from crewgraph.checkpoint._postgres import (
     pg_problem,
     psycopg_module,
 )
+from crewgraph.checkpoint._shared_context import SharedContext
 from crewgraph.checkpoint.batch_store import BatchStore
 from crewgraph.checkpoint.sqlite_store import SQLiteCheckpointStore
 from crewgraph.errors import CheckpointError
@@ -46,6 +47,7 @@ class PostgresCheckpointStore(PGTransactions, SQLiteCheckpointStore):  # type: i
             raise ValueError("on_unpicklable must be 'skip' or 'raise'")
         self.keep_last = keep_last
         self.on_unpicklable = on_unpicklable
+        self._shared = SharedContext()
         self._open(url)
 
     def __enter__(self) -> PostgresCheckpointStore:

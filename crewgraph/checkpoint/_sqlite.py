@@ -26,12 +26,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
+from crewgraph.checkpoint._shared_context import ENTRIES_TABLE
 from crewgraph.checkpoint.lease import Fences
 from crewgraph.errors import CheckpointError
 
-__all__ = ["SCHEMA_VERSION", "SQLiteTransactions", "connect", "corrupt_error"]
+__all__ = ["LATEST", "LATEST_INFO", "RUN_COLUMNS", "SCHEMA_VERSION", "SQLiteTransactions", "connect", "corrupt_error"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: runs, node_outputs. 2: context_entries, the text default-context prompts share (see
+:mod:`crewgraph.checkpoint._shared_context`); a version-1 file gets the table when opened."""
 _BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
@@ -58,6 +61,27 @@ CREATE TABLE IF NOT EXISTS node_outputs (
     PRIMARY KEY (run_id, seq)
 );
 CREATE INDEX IF NOT EXISTS node_outputs_by_node ON node_outputs (run_id, node_id, seq);
+""" + ENTRIES_TABLE
+
+
+# The latest save of each node of a run (a flow may run a method node several times).
+LATEST = """
+    SELECT o.node_id, o.seq, o.output, o.restorable, o.info, o.saved_at
+    FROM node_outputs AS o
+    WHERE o.run_id = ?
+      AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
+                   WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
+    ORDER BY o.seq
+"""
+LATEST_INFO = LATEST.replace("o.output", "NULL")  # what nodes() lists: the outputs stay on disk
+
+RUN_COLUMNS = """
+    r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
+    r.meta, r.error,
+    (SELECT COUNT(*) FROM node_outputs AS o
+     WHERE o.run_id = r.run_id AND o.restorable = 1
+       AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
+                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)) AS nodes_completed
 """
 
 

@@ -151,6 +151,9 @@ class RunTransfer(BaseModel):
     error: str | None = None
     rows: list[tuple[str, bytes | None, int, str]] = Field(default_factory=list)
     """(node_id, pickled output or None, restorable, info JSON), latest save of each node, in order."""
+    entries: list[tuple[str, int, str]] = Field(default_factory=list)
+    """(list key, index, text): the run's shared context entries the outputs refer to
+    (:mod:`crewgraph.checkpoint._shared_context`)."""
 
 
 class BatchStore(SQLiteTransactions):
@@ -421,8 +424,10 @@ def _read_run(conn: sqlite3.Connection, run_id: str) -> RunTransfer | None:
     if row is None:
         return None
     rows = [(str(n), o, int(r), str(i)) for n, o, r, i in conn.execute(_LATEST_ROWS, (run_id,)).fetchall()]
+    entries = [(str(k), int(i), str(t)) for k, i, t in conn.execute(
+        "SELECT list_key, idx, text FROM context_entries WHERE run_id = ?", (run_id,)).fetchall()]
     return RunTransfer(run_id=run_id, name=row[0], status=row[1], meta=_codec.load_json(row[2]), error=row[3],
-                       rows=rows)
+                       rows=rows, entries=entries)
 
 
 def _write_run(conn: sqlite3.Connection, run: RunTransfer) -> None:
@@ -438,9 +443,12 @@ def _write_run(conn: sqlite3.Connection, run: RunTransfer) -> None:
         conn.execute("UPDATE runs SET status = ?, meta = ?, error = ?, updated_at = ? WHERE run_id = ?",
                      (run.status, _codec.dump_json(merged), run.error, now, run.run_id))
         conn.execute("DELETE FROM node_outputs WHERE run_id = ?", (run.run_id,))
+        conn.execute("DELETE FROM context_entries WHERE run_id = ?", (run.run_id,))
     conn.executemany(
         "INSERT INTO node_outputs (run_id, node_id, seq, output, restorable, info, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(run.run_id, node, seq, blob, restorable, info, now)
          for seq, (node, blob, restorable, info) in enumerate(run.rows, start=1)],
     )
+    conn.executemany("INSERT INTO context_entries (run_id, list_key, idx, text) VALUES (?, ?, ?, ?)",
+                     [(run.run_id, key, idx, text) for key, idx, text in run.entries])
 

@@ -27,6 +27,9 @@ user for a feature meant to protect them. Pass ``on_unpicklable="raise"``
 to get a :class:`~crewgraph.errors.CheckpointError` naming the node instead.
 A saved output that can no longer be unpickled (its class was renamed or
 removed) is treated the same way on load: warned about and re-executed.
+
+The text of earlier outputs that default-context prompts share is stored once per run,
+not in each node's pickle (:mod:`crewgraph.checkpoint._shared_context`).
 """
 
 from __future__ import annotations
@@ -48,7 +51,14 @@ from crewgraph.checkpoint._events import (
     save_with_events,
     writes_crewai_records,
 )
-from crewgraph.checkpoint._sqlite import SQLiteTransactions, connect
+from crewgraph.checkpoint._shared_context import SharedContext, SharedDump
+from crewgraph.checkpoint._sqlite import (
+    LATEST,
+    LATEST_INFO,
+    RUN_COLUMNS,
+    SQLiteTransactions,
+    connect,
+)
 from crewgraph.checkpoint.info import CheckpointInfo, NodeCheckpoint
 from crewgraph.errors import CheckpointError
 from crewgraph.events.checkpoint_events import (
@@ -66,27 +76,6 @@ __all__ = ["CheckpointWarning", "SQLiteCheckpointStore"]
 
 _SKIPPED_KEY = "checkpoint_skipped"
 _RECENT_IN_ERRORS = 5
-
-# The latest save of each node of a run (a flow may run a method node several times).
-_LATEST = """
-    SELECT o.node_id, o.seq, o.output, o.restorable, o.info, o.saved_at
-    FROM node_outputs AS o
-    WHERE o.run_id = ?
-      AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
-                   WHERE i.run_id = o.run_id AND i.node_id = o.node_id)
-    ORDER BY o.seq
-"""
-_LATEST_INFO = _LATEST.replace("o.output", "NULL")  # what nodes() lists: the outputs stay on disk
-
-_RUN_COLUMNS = """
-    r.run_id, r.name, r.status, r.created_at, r.updated_at, r.parent_run_id, r.branch,
-    r.meta, r.error,
-    (SELECT COUNT(*) FROM node_outputs AS o
-     WHERE o.run_id = r.run_id AND o.restorable = 1
-       AND o.seq = (SELECT MAX(i.seq) FROM node_outputs AS i
-                    WHERE i.run_id = o.run_id AND i.node_id = o.node_id)) AS nodes_completed
-"""
-
 
 class CheckpointWarning(UserWarning):
     """A node's output could not be checkpointed or restored; that node will re-run."""
@@ -126,6 +115,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         self.on_unpicklable = on_unpicklable
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = connect(self.path)
+        self._shared = SharedContext()
 
     # lifecycle ----------------------------------------------------------
     def close(self) -> None:
@@ -189,22 +179,23 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         self._save(run_id, node_id, output, info)
 
     def _save(self, run_id: str, node_id: str, output: Any, info: dict[str, Any] | None) -> int:
-        blob, reason = _codec.dump_output(output)
-        info = dict(info or {})
-        if reason is not None:
-            if self.on_unpicklable == "raise":
-                raise CheckpointError(
-                    f"cannot checkpoint the output of node {node_id!r} (run {run_id!r}): "
-                    f"it cannot be pickled ({reason})"
+        with self._lock:  # the run's entry lists stay as this pickle saw them until its commit
+            dump, reason = self._shared.dump_output(run_id, output)
+            info = dict(info or {})
+            if reason is not None:
+                if self.on_unpicklable == "raise":
+                    raise CheckpointError(
+                        f"cannot checkpoint the output of node {node_id!r} (run {run_id!r}): "
+                        f"it cannot be pickled ({reason})"
+                    )
+                warnings.warn(
+                    f"output of node {node_id!r} cannot be pickled ({reason}); it is not "
+                    "checkpointed and the node will re-run if this run is resumed",
+                    CheckpointWarning,
+                    stacklevel=2,
                 )
-            warnings.warn(
-                f"output of node {node_id!r} cannot be pickled ({reason}); it is not "
-                "checkpointed and the node will re-run if this run is resumed",
-                CheckpointWarning,
-                stacklevel=2,
-            )
-            info[_SKIPPED_KEY] = reason
-        return self._insert(run_id, node_id, blob, info)
+                info[_SKIPPED_KEY] = reason
+            return self._insert(run_id, node_id, None if dump is None else dump.blob, info, dump)
 
     def save_failure(self, run_id: str, node_id: str, *, info: dict[str, Any]) -> None:
         """Record that ``node_id`` failed: its run record (status, error, attempts) and the calls
@@ -212,11 +203,13 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         failed; :meth:`completed` leaves it out, so a resume runs it again."""
         self._insert(run_id, node_id, None, dict(info))
 
-    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any]) -> int:
+    def _insert(self, run_id: str, node_id: str, blob: bytes | None, info: dict[str, Any], dump: SharedDump | None = None) -> int:
         now = time.time()
         with self._write() as conn:
             self._fenced(conn, run_id)
             self._require_run(conn, run_id)
+            if dump is not None:
+                self._shared.insert(conn, dump)
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM node_outputs WHERE run_id = ?", (run_id,)
             ).fetchone()
@@ -226,6 +219,8 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (run_id, node_id, seq, blob, int(blob is not None), _codec.dump_json(info), now),
             )
             conn.execute("UPDATE runs SET updated_at = ? WHERE run_id = ?", (now, run_id))
+        if dump is not None:
+            self._shared.committed(run_id, dump)
         return int(seq)
 
     def completed(self, run_id: str) -> dict[str, Any]:
@@ -234,13 +229,14 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         longer unpickle are left out, so those nodes re-run."""
         with self._read() as conn:
             self._require_run(conn, run_id)
-            rows = conn.execute(_LATEST, (run_id,)).fetchall()
+            rows = conn.execute(LATEST, (run_id,)).fetchall()
+            lists = self._shared.entries(conn, run_id)
         result: dict[str, Any] = {}
         for node_id, _seq, blob, restorable, _info, _saved in rows:
             if not restorable or blob is None:
                 continue
             try:
-                result[node_id] = _codec.load_output(blob)
+                result[node_id] = self._shared.loads(blob, lists)
             except Exception as exc:
                 warnings.warn(
                     f"checkpointed output of node {node_id!r} (run {run_id!r}) cannot be "
@@ -259,11 +255,12 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 "UPDATE runs SET status = ?, error = ?, updated_at = ? WHERE run_id = ?",
                 (status, error, time.time(), run_id),
             )
+            self._shared.forget(run_id)
 
     # reading ------------------------------------------------------------
     def list_runs(self, name: str | None = None, limit: int | None = 100) -> list[CheckpointInfo]:
         """Runs, newest first, optionally only those named ``name``."""
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs AS r"
+        sql = f"SELECT {RUN_COLUMNS} FROM runs AS r"
         params: list[Any] = []
         if name is not None:
             sql += " WHERE r.name = ?"
@@ -280,7 +277,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         """The run ``run_id``; :class:`CheckpointError` if the store has no such run."""
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs AS r WHERE r.run_id = ?", (run_id,)
+                f"SELECT {RUN_COLUMNS} FROM runs AS r WHERE r.run_id = ?", (run_id,)
             ).fetchone()
             if row is None:
                 raise self._unknown_run(conn, run_id)
@@ -337,7 +334,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
             clauses.append("r.status = ?")
             params.append(status)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = f"SELECT {_RUN_COLUMNS} FROM runs AS r{where} ORDER BY r.created_at DESC, r.rowid DESC LIMIT 1"
+        sql = f"SELECT {RUN_COLUMNS} FROM runs AS r{where} ORDER BY r.created_at DESC, r.rowid DESC LIMIT 1"
         with self._read() as conn:
             row = conn.execute(sql, params).fetchone()
         return None if row is None else self._info(row)
@@ -369,7 +366,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         ``calls=True`` keeps each node's model and tool calls (``info["calls"]``, with their
         prompts and results: see ``crewgraph.graph.call_records``); listings leave them out."""
         sql = (
-            _LATEST_INFO
+            LATEST_INFO
             if latest_only
             else (
                 "SELECT o.node_id, o.seq, NULL, o.restorable, o.info, o.saved_at FROM node_outputs AS o"
@@ -429,7 +426,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                 (new_id, row[0], now, now, run_id, branch, row[1]),
             )
             rows = [
-                r for r in conn.execute(_LATEST, (run_id,)).fetchall() if r[3] and r[0] not in skip
+                r for r in conn.execute(LATEST, (run_id,)).fetchall() if r[3] and r[0] not in skip
             ]
             conn.executemany(
                 "INSERT INTO node_outputs (run_id, node_id, seq, output, restorable, info, saved_at)"
@@ -439,6 +436,7 @@ class SQLiteCheckpointStore(SQLiteTransactions):
                     for seq, (node_id, _old, blob, _r, info, saved) in enumerate(rows, start=1)
                 ],
             )
+            self._shared.copy_entries(conn, run_id, new_id)
         return new_id
 
     def delete_run(self, run_id: str) -> None:
@@ -447,10 +445,12 @@ class SQLiteCheckpointStore(SQLiteTransactions):
         with self._write() as conn:
             if conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 0:
                 raise self._unknown_run(conn, run_id)
+            self._shared.forget(run_id)
 
     def delete_all(self) -> int:
         """Delete every run; returns how many there were."""
         with self._write() as conn:
+            self._shared.clear()
             return int(conn.execute("DELETE FROM runs").rowcount)
 
     # helpers ------------------------------------------------------------

@@ -8,6 +8,7 @@ call. Sequential/parallel and hierarchical crews differ only in the step.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -196,10 +197,17 @@ def add_tool_templates(graph: ExecutionGraph, key: str, step_id: str, tools: lis
     from crewgraph.nodes.tool_call import ToolTemplateNode
 
     for tool in tools:
-        tid = f"{key}.tool.{slugify(tool.name, 30)}"
+        name = tool.name
+        tid = f"{key}.tool.{_tool_slug(name)}"
         if tid not in graph:
-            graph.add_node(ToolTemplateNode(id=tid, label=tool.name, tool=tool), task=key)
+            graph.add_node(ToolTemplateNode.assemble(id=tid, label=name, tool=tool), task=key)
         graph.add_edge(step_id, tid, kind="may_call")
+
+
+@functools.lru_cache(maxsize=1024)
+def _tool_slug(name: str) -> str:
+    """``slugify(name, 30)``: a crew's few tool names, asked again for each task that has them."""
+    return slugify(name, 30)
 
 
 def task_guardrails(task: Task) -> tuple[list[Any], int]:
@@ -222,7 +230,7 @@ def add_output_chain(graph: ExecutionGraph, task: Task, key: str, name: str, ste
     redo: list[Node] = [step]
     structured = task.structured_model
     if structured is not None:
-        convert = ConvertNode(
+        convert = ConvertNode.assemble(
             id=f"{key}.convert",
             label=structured.__name__,
             task_name=name,
@@ -238,7 +246,7 @@ def add_output_chain(graph: ExecutionGraph, task: Task, key: str, name: str, ste
         redo.append(convert)
     checks, max_retries = task_guardrails(task)
     for j in range(len(checks)):
-        node = GuardrailNode(
+        node = GuardrailNode.assemble(  # GuardrailNode(...) without a __setattr__ call per field
             id=f"{key}.guardrail{j + 1}",
             label=guardrail_name(checks[j]),
             task_name=name,

@@ -25,6 +25,7 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
         raise_problems(type(crew).__name__, crew_problems(crew), crew)
     problems: list[tuple[str | None, str]] = [(p.task, p.message) for p in crew_problems(crew)]
     index: set[Any] | None = None  # the crew's task ids, built for the first task with a context
+    agent_texts: dict[int, list[str]] = {}  # each agent's texts that may hold a placeholder
     for i, task in enumerate(tasks):
         # The label only when a problem names the task: building it for each task was a
         # tenth of a 10,000-task compile.
@@ -44,14 +45,18 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
             label = task_label(task, i)
             problems.extend((label, f"{label}: {p}") for p in file_problems)
         if inputs is not None:  # a kickoff's compile: each task, each kickoff
-            # only the texts with a "{" can name a placeholder; the others cost nothing more
+            # only the texts with a "{" can name a placeholder; the agent's are the same for each of
+            # its tasks (looked at once per agent, unless a task's files provide names)
             agent = task.agent
-            texts = [t for t in (task.description, task.expected_output, task.output_file or "",
-                                 *((agent.role, agent.goal, agent.backstory) if agent is not None else ()))
-                     if "{" in t]
+            texts = [t for t in (task.description, task.expected_output, task.output_file or "") if "{" in t]
+            if agent is not None:
+                own = agent_texts.get(id(agent))
+                if own is None:
+                    own = agent_texts[id(agent)] = [t for t in (agent.role, agent.goal, agent.backstory) if "{" in t]
+                texts += own
             if not texts:
                 continue
-            provided = {**dict.fromkeys(task.input_files), **inputs}  # a file's name is provided by the file
+            provided = {**dict.fromkeys(task.input_files), **inputs} if task.input_files else inputs
             missing = sorted({m for text in texts for m in missing_placeholders(text, provided)})
             if missing:
                 label = task_label(task, i)
@@ -94,24 +99,29 @@ def _tool_problems(crew: Any, tasks: list[Task]) -> list[tuple[str | None, str]]
     ``config_problems()`` (a missing API key...), reported once per tool."""
     found: list[tuple[str | None, str]] = []
     seen: set[int] = set()
-    owners: list[tuple[str | None, str, list[Any]]] = []
+    owners: list[tuple[Task | None, int | str, list[Any]]] = []  # (task, position) or (None, agent label)
     for i, task in enumerate(tasks):
         tools = task.tools or (task.agent.tools if task.agent is not None else None)
-        if tools:  # the label is built for a task that has tools to check
-            label = task_label(task, i)
-            owners.append((label, label, list(tools)))
+        if tools:
+            owners.append((task, i, tools))
     for agent in getattr(crew, "agents", None) or []:
-        owners.append((None, f"agent {agent.role!r}", list(getattr(agent, "tools", None) or [])))
-    for task_key, label, tools in owners:
+        owners.append((None, f"agent {agent.role!r}", getattr(agent, "tools", None) or []))
+    for owner, where, tools in owners:
         for tool in tools:
+            if id(tool) in seen:  # each tool is checked once (a crew's tools recur on each task)
+                continue
             check = getattr(tool, "config_problems", None)
             extras = getattr(tool, "extra_problems", None)
-            if id(tool) in seen or not (callable(check) or callable(extras)):
+            if not (callable(check) or callable(extras)):
                 continue
             seen.add(id(tool))
             problems = [*(extras() if callable(extras) else ()), *(check() if callable(check) else ())]
+            if not problems:
+                continue
+            # the label only for a problem: building one per task with tools was most of this pass
+            label = task_label(owner, int(where)) if owner is not None else str(where)
             for problem in problems:
-                found.append((task_key, f"{label}: tool {getattr(tool, 'name', tool)!r}: {problem}"))
+                found.append((label if owner is not None else None, f"{label}: tool {getattr(tool, 'name', tool)!r}: {problem}"))
     return found
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.graph.policies import NO_RETRY, NO_TIMEOUT, RetryPolicy, TimeoutPolicy
 from crewgraph.outputs import UsageMetrics
 
 if TYPE_CHECKING:
@@ -64,8 +64,11 @@ class Node(ABC):
 
     id: str
     label: str = ""
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    timeout: TimeoutPolicy = field(default_factory=TimeoutPolicy)
+    # Shared immutable defaults, not factories: a factory built two policies (two frozen
+    # dataclass inits) for every node made without them (each task's tool templates, guardrail
+    # and convert nodes; each tool call at run time).
+    retry: RetryPolicy = NO_RETRY
+    timeout: TimeoutPolicy = NO_TIMEOUT
     resources: tuple[tuple[str, float], ...] = ()
     """What a step needs where it runs (``(("GPU", 1.0),)``): placement for executors that
     place steps (Ray); a local run ignores it."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["RetryPolicy", "TimeoutPolicy"]
+__all__ = ["NO_RETRY", "NO_TIMEOUT", "RetryPolicy", "TimeoutPolicy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,3 +40,6 @@ class TimeoutPolicy:
 
 
 NO_RETRY = RetryPolicy()
+"""One attempt: every node's default (immutable, so one instance is shared)."""
+NO_TIMEOUT = TimeoutPolicy()
+"""No limit: every node's default."""

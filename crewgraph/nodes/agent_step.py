@@ -60,6 +60,9 @@ from crewgraph.outputs import TaskOutput, UsageMetrics
 
 __all__ = ["AgentStepNode"]
 
+_STEP_RETRY = RetryPolicy(max_attempts=2, initial_delay=0.5)
+"""A step's retry when none is given (immutable: one shared default, not one built per step)."""
+
 
 @dataclass
 class _Loop:
@@ -178,7 +181,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     multimodal: bool = False
     """The agent's ``multimodal``: it may be sent images, PDFs and audio (checked at compile time)."""
     """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
-    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy(max_attempts=2, initial_delay=0.5))
+    retry: RetryPolicy = _STEP_RETRY
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         token = execution_vars.current_task_id.set(self.task_id)

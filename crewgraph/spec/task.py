@@ -252,7 +252,14 @@ class Task(TaskAPI, TaskRunStats, BaseModel):  # type: ignore[misc]  # TaskAPI.c
     def display_name(self) -> str:
         if self.name:
             return self.name
-        text = " ".join(self.description.split())
+        # Whitespace runs as one space, then at most 50 characters: a head of the description gives
+        # the same name when it already has more than 50 (the joined words of a head are a prefix
+        # of the whole's), without splitting a long description whole for each task's name.
+        description = self.description
+        head = description[:160]
+        text = " ".join(head.split())
+        if len(text) <= 50 and len(head) < len(description):
+            text = " ".join(description.split())
         return text if len(text) <= 50 else text[:47] + "..."
 
     def output_path(self, inputs: dict[str, Any]) -> Path | None:

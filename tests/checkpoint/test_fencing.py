@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from crewgraph._internal.shared_prompt import ContextRef, compact_message
 from crewgraph.checkpoint import SQLiteCheckpointStore
 from crewgraph.checkpoint.batch_store import BatchStore, item_key
 from crewgraph.checkpoint.lease import LeaseKeeper, LeaseLostError, acquire_lease, me
@@ -41,16 +42,19 @@ def test_a_checkpoint_write_after_a_takeover_is_refused_and_names_the_new_holder
     store.start_run("r1", name="crew")
     backend = store.lease_backend()
     late = _stalled(backend, "run:r1")
+    parts = ["first output", "second output"]  # a default-context prompt's shared entries
     with store.fence("r1", late):
-        store.save_node("r1", "a", output="mine")  # still its lease: saved
+        store.save_node("r1", "a", output=compact_message("", ContextRef(parts, 1, "\n"), ""))  # still its lease
         taker = _take_over(backend, "run:r1")
         with pytest.raises(LeaseLostError, match="lost its lease on run:r1") as caught:
-            store.save_node("r1", "b", output="late")
+            store.save_node("r1", "b", output=compact_message("", ContextRef(parts, 2, "\n"), ""))
         assert caught.value.holder == taker.holder.name
         with pytest.raises(LeaseLostError):
             store.finish_run("r1", status="completed")
     assert late.lost
     assert [n.node_id for n in store.nodes("r1")] == ["a"]  # nothing of the late holder's after the loss
+    with store._read() as conn:  # not its shared context entries either
+        assert conn.execute("SELECT text FROM context_entries WHERE run_id = 'r1'").fetchall() == [("first output",)]
     assert store.get_run("r1").status == "running"
     store.save_node("r1", "b", output="taker's")  # unfenced here: the taker's own writes go through
     taker.release()

@@ -86,8 +86,9 @@ def projects(venv: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         roots = dict(zip(KINDS, pool.map(lambda k: _create(k, venv, base / k), KINDS), strict=True))
     py = str(venv / "bin" / "python")
     editable = [arg for kind in KINDS for arg in ("-e", str(roots[kind]))]
-    _run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps", "--no-build-isolation",
-          *editable], base, _env(base))
+    # `python -m pip` of the venv (pip comes through the .pth, like crewgraph's other dependencies):
+    # one pip process, where `pip --python VENV` starts pip again under the venv's interpreter
+    _run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", *editable], base, _env(base))
     # the packaged scaffolds are installed: importable from anywhere (the JSON one is no package)
     _run([py, "-c", "import classic_demo.main, flow_demo.main"], base.parent, _env(base))
     for kind, root in roots.items():

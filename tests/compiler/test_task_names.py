@@ -1,11 +1,13 @@
-"""``slugify`` reads only a head of long text: the slugs (task keys, node ids a resumed run looks
-up in its checkpoint) must be exactly those of the whole-text version it replaced."""
+"""``slugify`` and ``Task.display_name`` read only a head of long text: the slugs (task keys, node
+ids a resumed run looks up in its checkpoint) and names must be exactly those of the whole-text
+versions they replaced."""
 
 from __future__ import annotations
 
 import random
 import re
 
+from crewgraph import Task
 from crewgraph.ids import slugify
 
 _RE = re.compile(r"[^a-zA-Z0-9_]+")
@@ -36,3 +38,18 @@ def test_same_slug_as_the_whole_text_version() -> None:
             checked += 1
         assert slugify(text) == _whole_text(text)
     assert checked == 6 * len(cases)
+
+
+def _whole_name(description: str) -> str:
+    text = " ".join(description.split())
+    return text if len(text) <= 50 else text[:47] + "..."
+
+
+def test_same_display_name_as_the_whole_text_version() -> None:
+    rng = random.Random(50)
+    cases = [" " * 159 + "a" * 60, "a" * 160 + " b", "word " * 40, "x" * 49, "y" * 51]
+    for _ in range(300):
+        n = rng.choice((rng.randrange(1, 60), rng.randrange(150, 400)))
+        cases.append("".join(rng.choice("ab c  \t\n\u2003xyz.") for _ in range(n)))
+    for description in cases:
+        assert Task(description=description, expected_output="e").display_name() == _whole_name(description)
