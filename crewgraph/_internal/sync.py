@@ -36,9 +36,15 @@ async def _boxed(coro: Coroutine[Any, Any, T]) -> _Boxed[T]:
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     import asyncio
 
+    from crewgraph._internal.threads import close_pool
+
     with asyncio.Runner() as runner:  # asyncio.run's Ctrl-C handling, with our executor
-        runner.get_loop().set_default_executor(_unjoined_executor())
-        return runner.run(_boxed(coro)).value
+        loop = runner.get_loop()
+        loop.set_default_executor(_unjoined_executor())
+        try:
+            return runner.run(_boxed(coro)).value
+        finally:
+            close_pool(loop)  # the run's tool threads, which the end of the run does not wait for either
 
 
 def _unjoined_executor() -> Any:

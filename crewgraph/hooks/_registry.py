@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal
 
-__all__ = ["RUN_HOOKS_KEY", "HookKind", "add", "clear", "hooks_for", "listed", "remove"]
+__all__ = ["RUN_HOOKS_KEY", "HookKind", "add", "any_hooks", "clear", "hooks_for", "listed", "remove"]
 
 HookKind = Literal[
     "before_llm_call", "after_llm_call", "before_tool_call", "after_tool_call",
@@ -62,3 +62,11 @@ def hooks_for(kind: HookKind, extras: dict[str, Any] | None) -> list[Callable[..
     scoped = own.get(kind, ()) if isinstance(own, dict) else ()
     with _lock:
         return [*_global[kind], *scoped]
+
+
+def any_hooks(kinds: tuple[HookKind, ...], extras: dict[str, Any] | None) -> bool:
+    """Whether :func:`hooks_for` would find a hook of any of ``kinds`` (no list is built: a tool
+    or model call asks this once per call, and almost always the answer is no)."""
+    own = (extras or {}).get(RUN_HOOKS_KEY) or {}
+    scoped = own if isinstance(own, dict) else {}
+    return any(_global[kind] or scoped.get(kind) for kind in kinds)

@@ -34,11 +34,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+"""What ``json.dumps(..., sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)``
+would build anew on every call."""
+
+
 def cache_key(tool: Any, kwargs: dict[str, Any]) -> tuple[str, str]:
     """``("<tool name>#<instance>", canonical arguments JSON)``."""
     plain = {k: _plain(v) for k, v in kwargs.items()}
-    text = json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return (f"{tool.name}#{id(tool):x}", text)
+    return (f"{tool.name}#{id(tool):x}", _CANONICAL.encode(plain))
 
 
 def lookup(state: RunState, key: tuple[str, str]) -> CachedResult | None:

@@ -59,7 +59,9 @@ class _Call:
     ctx: NodeContext
     args: dict[str, Any] | str
     started: float = field(default_factory=time.perf_counter)
-    started_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    started_wall: float = field(default_factory=time.time)
+    """When the call started, for ``ToolUsageFinishedEvent.started_at`` (a datetime is made only
+    for an event someone listens to)."""
     hook: ToolCallHookContext | None = None
     """Set when tool hooks are registered for this run: after-hooks see and may rewrite results."""
 
@@ -106,11 +108,13 @@ class _Call:
         return text if replaced is None else replaced
 
     def finished(self, text: str, *, failure: ToolFailure | None = None, from_cache: bool = False) -> None:
+        if not self.ctx.wants(ToolUsageFinishedEvent):
+            return
         self.emit(
             ToolUsageFinishedEvent,
             output=text,
             from_cache=from_cache,
-            started_at=self.started_at,
+            started_at=datetime.fromtimestamp(self.started_wall, UTC),
             finished_at=datetime.now(UTC),
             duration_ms=(time.perf_counter() - self.started) * 1000.0,
             failure=failure,
@@ -214,8 +218,10 @@ async def invoke_tool_call(node: ToolCallNode, ctx: NodeContext) -> ToolCallOutc
 
 
 def _wants_hooks(ctx: NodeContext) -> bool:
-    extras = ctx.state.extras
-    return bool(_hooks.hooks_for("before_tool_call", extras) or _hooks.hooks_for("after_tool_call", extras))
+    return _hooks.any_hooks(_TOOL_HOOKS, ctx.state.extras)
+
+
+_TOOL_HOOKS: tuple[_hooks.HookKind, ...] = ("before_tool_call", "after_tool_call")
 
 
 async def _before_hooks(call: _Call, parsed: dict[str, Any]) -> str | None:

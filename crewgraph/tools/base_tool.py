@@ -10,7 +10,6 @@ limits, failure policy, events). ``_run`` may be sync or async either way.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import threading
@@ -44,6 +43,9 @@ _log = logging.getLogger("crewgraph.tools")
 
 _TOOL_TYPE_REGISTRY: dict[str, type[BaseTool]] = {}
 """Every BaseTool subclass by ``module.qualname``, so a serialized tool can be rebuilt."""
+
+_SPEC_KEY = "__crewgraph_spec__"
+"""Where :meth:`BaseTool.to_spec` keeps the spec it built, with the values it was built from."""
 
 _USAGE_LOCK = threading.Lock()
 """Guards usage counters: parallel calls of one tool must not both take the last use."""
@@ -80,6 +82,18 @@ def _is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004 - async callable objects
     )
+
+
+def _may_have_arun(tool: BaseModel) -> bool:
+    """Whether ``getattr(tool, "_arun", None)`` can find anything: on the class, in the instance's
+    ``__dict__``, among its pydantic private attributes or its extra fields."""
+    if hasattr(type(tool), "_arun") or "_arun" in tool.__dict__:
+        return True
+    return any("_arun" in found for found in (tool.__pydantic_private__, tool.__pydantic_extra__) if found)
+
+
+def _call_with(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return fn(*args, **kwargs)
 
 
 def _ref(obj: Any) -> str | None:
@@ -201,6 +215,8 @@ class BaseTool(BaseModel, ABC):
         ``TypeError``, so the call is recorded as a failure instead of the model
         reading ``<generator object ... at 0x...>``.
         """
+        if type(raw_result) is str:  # the usual result, and what every check below would give back
+            return raw_result
         if isinstance(raw_result, ToolFailure):
             return raw_result.as_agent_message()
         if isinstance(raw_result, BaseModel):
@@ -278,15 +294,20 @@ class BaseTool(BaseModel, ABC):
     async def _execute(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run the tool without counting a use: its ``_arun`` if it defines one (CrewAI's async
         hook), else ``_run``; sync code goes to a thread so calls overlap."""
-        own_async = getattr(self, "_arun", None)
+        # Looked up on the instance only when it can have one: a missing attribute would go
+        # through pydantic's slow ``__getattr__`` on every call.
+        own_async = getattr(self, "_arun", None) if _may_have_arun(self) else None
         if callable(own_async) and _is_async_callable(own_async):
             result = own_async(*args, **kwargs)
-        elif callable(own_async):
-            result = await asyncio.to_thread(own_async, *args, **kwargs)
-        elif self.is_async:
+        elif self.is_async and not callable(own_async):
             result = self._call_run(args, kwargs)
         else:
-            result = await asyncio.to_thread(self._call_run, args, kwargs)
+            from crewgraph._internal.threads import in_thread
+
+            if callable(own_async):
+                result = await in_thread(_call_with, own_async, args, kwargs)
+            else:
+                result = await in_thread(self._call_run, args, kwargs)
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -328,12 +349,23 @@ class BaseTool(BaseModel, ABC):
 
     # model-facing -------------------------------------------------------
     def to_spec(self) -> ToolSpec:
-        """The tool as the model sees it (name sanitized for function calling)."""
-        return ToolSpec(
-            name=sanitize_tool_name(self.name),
-            description=self.description,
-            parameters=self._spec_parameters(),
-        )
+        """The tool as the model sees it (name sanitized for function calling).
+
+        Built once for a given name, description and ``args_schema`` (an agent step asks for it
+        several times per model turn and per tool call) and rebuilt when one of them changes.
+        A subclass with its own ``_spec_parameters`` is asked every time, since its parameters may
+        depend on anything. Kept in the instance's ``__dict__`` beside the fields, which pydantic's
+        equality, ``model_dump`` and ``repr`` ignore; shared, so it must not be mutated.
+        """
+        name, description, schema = self.name, self.description, self.args_schema
+        cached = self.__dict__.get(_SPEC_KEY)
+        if cached is not None and cached[0] is name and cached[1] is description and cached[2] is schema:
+            spec: ToolSpec = cached[3]
+            return spec
+        spec = ToolSpec(name=sanitize_tool_name(name), description=description, parameters=self._spec_parameters())
+        if type(self)._spec_parameters is BaseTool._spec_parameters:
+            self.__dict__[_SPEC_KEY] = (name, description, schema, spec)
+        return spec
 
     def _spec_parameters(self) -> dict[str, Any]:
         return spec_parameters(self.args_schema)
@@ -345,8 +377,9 @@ class BaseTool(BaseModel, ABC):
         Values keep their validated types (nested models stay model instances).
         """
         validated = self.args_schema.model_validate(arguments)
-        kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
-        kwargs.update(validated.model_extra or {})
+        values = validated.__dict__  # read directly: ``model_fields`` and ``getattr`` are slow paths here
+        kwargs = {name: values[name] for name in type(validated).__pydantic_fields__}
+        kwargs.update(validated.__pydantic_extra__ or {})
         return kwargs
 
     # usage limits -------------------------------------------------------
