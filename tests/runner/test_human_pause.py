@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _forkserver import SHARED_PRELOAD, ForkServer
 
 import crewgraph
 from crewgraph import Agent, Crew, Task
@@ -49,6 +48,17 @@ def server() -> Iterator[OpenAICompatServer]:
         yield srv
 
 
+@pytest.fixture(scope="module")
+def forks() -> Iterator[ForkServer]:
+    """The processes below are forked from one interpreter that has imported crewgraph, the
+    openai SDK these processes call the model with, and the CLI (2 - 3 s of CPU each under load
+    when every process imported them itself); each is still a process of its own."""
+    preload = [*SHARED_PRELOAD, "openai", "openai.resources.chat", "crewgraph.llm.openai_llm", "crewgraph.cli"]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    with ForkServer(preload, env=env, cwd=REPO_ROOT) as fs:
+        yield fs
+
+
 def _env(tmp: Path, server: OpenAICompatServer) -> dict[str, str]:
     return {
         **os.environ,
@@ -58,8 +68,8 @@ def _env(tmp: Path, server: OpenAICompatServer) -> dict[str, str]:
     }
 
 
-def _run(env: dict[str, str], *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, str(APP), *args], env=env, capture_output=True, text=True, timeout=90)
+def _run(forks: ForkServer, env: dict[str, str], *args: str) -> dict[str, Any]:
+    done = forks.run([str(APP), *args], cwd=REPO_ROOT, env=env, timeout=90)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -73,10 +83,10 @@ def _tasks_asked(server: OpenAICompatServer, since: int) -> list[str]:
     return names
 
 
-def test_pause_then_resume_in_new_processes(tmp_path: Path, server: OpenAICompatServer) -> None:
+def test_pause_then_resume_in_new_processes(tmp_path: Path, server: OpenAICompatServer, forks: ForkServer) -> None:
     env = _env(tmp_path, server)
     before = len(server.chat_requests)
-    first = _run(env, "start")
+    first = _run(forks, env, "start")
     assert first["pending"] is True and first["raw"] == "" and first["tasks"] == ["owl notes"]
     assert first["draft"].startswith("Owls are birds of prey")
     assert "Final answer of Writer for task 'draft'" in first["question"] and first["draft"] in first["question"]
@@ -87,7 +97,7 @@ def test_pause_then_resume_in_new_processes(tmp_path: Path, server: OpenAICompat
     # A second process: the feedback reaches the agent as CrewAI's human feedback does; it revises
     # its draft (one model call, nothing else re-run) and asks for another review.
     mark = len(server.chat_requests)
-    second = _run(env, "resume", first["run_id"][:10], "make it shorter")  # a unique prefix is enough
+    second = _run(forks, env, "resume", first["run_id"][:10], "make it shorter")  # a unique prefix is enough
     assert second["pid"] != first["pid"] and second["run_id"] == first["run_id"]
     assert second["pending"] is True and second["draft"] == "Owls hunt at night."
     assert _tasks_asked(server, mark) == ["draft"]
@@ -98,7 +108,7 @@ def test_pause_then_resume_in_new_processes(tmp_path: Path, server: OpenAICompat
     # A third process, on the class: the crew is rebuilt from the factory the run recorded.
     # An empty answer accepts the draft: no revision, only the last task runs.
     mark = len(server.chat_requests)
-    third = _run(env, "class-resume", first["run_id"], "")
+    third = _run(forks, env, "class-resume", first["run_id"], "")
     assert third["pending"] is False and third["raw"] == "Night Owls"
     assert third["tasks"] == ["owl notes", "Owls hunt at night.", "Night Owls"]
     assert _tasks_asked(server, mark) == ["title"]
@@ -108,7 +118,7 @@ def test_pause_then_resume_in_new_processes(tmp_path: Path, server: OpenAICompat
         assert store.get_run(first["run_id"]).status == "completed"
 
 
-def test_the_cli_answers_a_paused_crew(tmp_path: Path, server: OpenAICompatServer,
+def test_the_cli_answers_a_paused_crew(tmp_path: Path, server: OpenAICompatServer, forks: ForkServer,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     env = _env(tmp_path, server)
     # The run pauses here, in the test's process (a new process starting it is the test above's
@@ -121,16 +131,16 @@ def test_the_cli_answers_a_paused_crew(tmp_path: Path, server: OpenAICompatServe
     paused = review_crew.build().kickoff(inputs={"topic": "owls"})
     assert paused.pending is True
     first = {"run_id": paused.run_id}
-    cli = [sys.executable, "-m", "crewgraph.cli", "checkpoints", "resume", first["run_id"], "--db", str(tmp_path / "cp.db")]
-    waiting = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=90)
+    cli = ["-m", "crewgraph.cli", "checkpoints", "resume", first["run_id"], "--db", str(tmp_path / "cp.db")]
+    waiting = forks.run(cli, cwd=REPO_ROOT, env=env, timeout=90)
     assert waiting.returncode == 1 and "paused waiting for a review" in waiting.stderr
     assert "Traceback" not in waiting.stderr
     mark = len(server.chat_requests)
-    done = subprocess.run([*cli, "--answer", "make it shorter"], env=env, capture_output=True, text=True, timeout=90)
+    done = forks.run([*cli, "--answer", "make it shorter"], cwd=REPO_ROOT, env=env, timeout=90)
     assert done.returncode == 0, done.stderr
     assert "paused" in done.stdout and f"crewgraph checkpoints resume {first['run_id']} --answer TEXT" in done.stdout
     assert "Owls hunt at night." in done.stdout
-    last = subprocess.run([*cli, "-q", "--answer", ""], env=env, capture_output=True, text=True, timeout=90)
+    last = forks.run([*cli, "-q", "--answer", ""], cwd=REPO_ROOT, env=env, timeout=90)
     assert last.returncode == 0, last.stderr
     assert last.stdout.strip() == "Night Owls"
     assert _tasks_asked(server, mark) == ["draft", "title"]
