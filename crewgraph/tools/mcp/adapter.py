@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from crewgraph.tools.mcp.config import DEFAULT_CONNECT_TIMEOUT, MCPServerConfig, to_server_config
+from crewgraph.tools.mcp.config import ADAPTER_CONNECT_TIMEOUT, MCPServerConfig, to_server_config
 from crewgraph.tools.mcp.connection import MCPConnection, MCPServerError
 from crewgraph.tools.mcp.tool import MCPTool
 
@@ -46,13 +46,14 @@ class MCPServerAdapter:
     ``serverparams``: ``mcp.StdioServerParameters``, a dict (``{"command": ...}`` or
     ``{"url": ..., "transport": "streamable-http" | "sse", "headers": {...}}``), a URL string,
     an ``MCPServerStdio/HTTP/SSE``, or a list of these. ``*tool_names`` keeps only those tools.
+    ``connect_timeout`` (default 30 s, CrewAI's adapter value) bounds the start of every server.
     """
 
     def __init__(
         self,
         serverparams: Any,
         *tool_names: str,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        connect_timeout: float = ADAPTER_CONNECT_TIMEOUT,
     ):
         entries = serverparams if isinstance(serverparams, list | tuple) else [serverparams]
         self._configs: list[MCPServerConfig] = [

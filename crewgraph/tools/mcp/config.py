@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from crewgraph.tools._names import sanitize_tool_name
 
 __all__ = [
+    "ADAPTER_CONNECT_TIMEOUT",
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_CONNECT_TIMEOUT",
     "MCPServerConfig",
@@ -33,7 +34,11 @@ __all__ = [
 ]
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
-"""Seconds to start a server (or reach it) and finish the MCP handshake (CrewAI's value)."""
+"""Seconds to start a server (or reach it) and finish the MCP handshake (CrewAI's value for
+``Agent(mcps=[...])``). A Python server built with the SDK spends about a second of CPU importing it
+before it answers: on a busy machine that can take longer than this."""
+ADAPTER_CONNECT_TIMEOUT = 30.0
+"""``MCPServerAdapter``'s default ``connect_timeout`` (CrewAI's value for the adapter)."""
 DEFAULT_CALL_TIMEOUT = 30.0
 """Seconds one tool call may take before it is a failure (CrewAI's value)."""
 

@@ -1,4 +1,5 @@
-"""The MCP test servers the tests start: the stdio script and HTTP/SSE subprocesses on 127.0.0.1."""
+"""The MCP test servers the tests start: the stdio script, and one subprocess serving both
+streamable HTTP and SSE on 127.0.0.1 (two ports)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 SERVER = Path(__file__).with_name("mcp_test_server.py")
@@ -22,32 +24,46 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
 class HTTPServer:
-    """The test server as a subprocess on 127.0.0.1 (streamable HTTP or SSE)."""
+    """One transport of :class:`WebServers`: its URL."""
 
-    def __init__(self, mode: str):
-        self.mode = mode
-        self.port = _free_port()
-        self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), mode, str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"MCP {mode} server exited: {self.proc.stderr.read().decode()[-2000:]}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"MCP {mode} server did not listen on {self.port}")
+    mode: str
+    port: int
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/" + ("mcp" if self.mode == "http" else "sse")
+
+
+class WebServers:
+    """The test server as one subprocess on 127.0.0.1: streamable HTTP (``.http``) and SSE
+    (``.sse``), each a uvicorn server of its own on its own port. The HTTP tests share it: a
+    server process costs ~2 s of CPU importing the mcp SDK, and no HTTP test needs a fresh one."""
+
+    def __init__(self) -> None:
+        self.http, self.sse = HTTPServer("http", _free_port()), HTTPServer("sse", _free_port())
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SERVER), "web", str(self.http.port), str(self.sse.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for port in (self.http.port, self.sse.port):
+            self._wait_listening(port)
+
+    def _wait_listening(self, port: int) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                assert self.proc.stderr is not None
+                raise RuntimeError(f"MCP web server exited: {self.proc.stderr.read().decode()[-2000:]}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"MCP web server did not listen on {port}")
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _mcp_servers import SERVER, HTTPServer
+from _mcp_servers import SERVER, HTTPServer, WebServers
 
 from crewgraph.tools.mcp import MCPServerStdio, clear_tool_cache
 
@@ -47,17 +47,20 @@ def stdio_server(starts_file: Path) -> MCPServerStdio:
     )
 
 
-@pytest.fixture(scope="module")
-def http_server() -> Iterator[HTTPServer]:
-    _require_mcp()  # module fixtures set up before the autouse one
-    server = HTTPServer("http")
-    yield server
-    server.stop()
+@pytest.fixture(scope="session")
+def web_servers() -> Iterator[WebServers]:
+    """One process for the whole session (per xdist worker) serving HTTP and SSE."""
+    _require_mcp()  # session fixtures set up before the autouse one
+    servers = WebServers()
+    yield servers
+    servers.stop()
 
 
-@pytest.fixture(scope="module")
-def sse_server() -> Iterator[HTTPServer]:
-    _require_mcp()  # module fixtures set up before the autouse one
-    server = HTTPServer("sse")
-    yield server
-    server.stop()
+@pytest.fixture
+def http_server(web_servers: WebServers) -> HTTPServer:
+    return web_servers.http
+
+
+@pytest.fixture
+def sse_server(web_servers: WebServers) -> HTTPServer:
+    return web_servers.sse

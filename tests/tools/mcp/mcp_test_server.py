@@ -3,6 +3,7 @@
     python mcp_test_server.py                 # stdio
     python mcp_test_server.py http PORT       # streamable HTTP at http://127.0.0.1:PORT/mcp
     python mcp_test_server.py sse PORT        # SSE at http://127.0.0.1:PORT/sse
+    python mcp_test_server.py web PORT1 PORT2 # both from one process: HTTP on PORT1, SSE on PORT2
 
 Each start appends a line "<pid>" to $MCP_TEST_STARTS (when set), so tests can
 count how many server processes a run started.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
@@ -90,10 +92,22 @@ def main() -> None:
     if mode == "stdio":
         server.run("stdio")
         return
+    import anyio
     import uvicorn
 
-    app = server.streamable_http_app() if mode == "http" else server.sse_app()
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+    apps: dict[str, Any] = {"http": server.streamable_http_app, "sse": server.sse_app}
+    modes = ["http", "sse"] if mode == "web" else [mode]
+    servers = [
+        uvicorn.Server(uvicorn.Config(apps[m](), host="127.0.0.1", port=int(port), log_level="warning"))
+        for m, port in zip(modes, sys.argv[2:], strict=True)
+    ]
+
+    async def serve() -> None:  # one event loop, one uvicorn server (and app lifespan) per transport
+        async with anyio.create_task_group() as group:
+            for web in servers:
+                group.start_soon(web.serve)
+
+    anyio.run(serve)
 
 
 if __name__ == "__main__":

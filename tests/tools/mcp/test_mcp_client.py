@@ -11,7 +11,7 @@ from _mcp_servers import SERVER, HTTPServer
 from crewgraph import Agent
 from crewgraph.mcp import (
     MCPClient,
-    MCPServerStdio,
+    MCPServerHTTP,
     MCPToolResolver,
     TransportType,
     create_static_tool_filter,
@@ -50,8 +50,8 @@ def test_stdio_client_lists_calls_and_prompts() -> None:
     assert prompt["messages"][0]["role"] == "user"
 
 
-def test_a_call_connects_first_and_the_session_needs_a_connection() -> None:
-    client = MCPClient(_stdio(), connect_timeout=20)
+def test_a_call_connects_first_and_the_session_needs_a_connection(http_server: HTTPServer) -> None:
+    client = MCPClient(HTTPTransport(url=http_server.url), connect_timeout=20)
     with pytest.raises(RuntimeError, match="not connected"):
         _ = client.session
 
@@ -90,10 +90,11 @@ def test_bad_arguments_are_refused() -> None:
         MCPClient(_stdio(), max_retries=0)
 
 
-def test_resolver_gives_the_agent_tools(stdio_server: MCPServerStdio) -> None:
+def test_resolver_gives_the_agent_tools(http_server: HTTPServer) -> None:
     agent = Agent(role="R", goal="g", backstory="b")
     resolver = MCPToolResolver(agent=agent)
-    kept = stdio_server.model_copy(update={"tool_filter": create_static_tool_filter(allowed_tool_names=["add"])})
+    kept = MCPServerHTTP(url=http_server.url, name="testsrv",
+                         tool_filter=create_static_tool_filter(allowed_tool_names=["add"]))
     tools = resolver.resolve([kept])
     assert [t.name for t in tools] == ["testsrv_add"]
     assert tools[0].run(a=1, b=4) == "5"

@@ -37,8 +37,8 @@ def _crew(llm: FakeLLM, mcps: list[object], *, tasks: int = 1, **agent: object) 
     )
 
 
-def test_mcp_tools_are_tool_nodes_of_the_plan(stdio_server: MCPServerStdio) -> None:
-    graph = _crew(FakeLLM(), [stdio_server]).compile()
+def test_mcp_tools_are_tool_nodes_of_the_plan(http_server: HTTPServer) -> None:
+    graph = _crew(FakeLLM(), [MCPServerHTTP(url=http_server.url, name="testsrv")]).compile()
     tool_nodes = {nid: graph.graph.nodes[nid] for nid in graph.graph.nodes if ".tool." in nid}
     assert "t1_step_1.tool.testsrv_add" in tool_nodes
     assert all(data["kind"] == "tool" for data in tool_nodes.values())
