@@ -13,7 +13,9 @@ included, then compile alone), and the peak RSS of the process, for:
   (each tenth task waits for the nine before it);
 - ``one-tool``: sequential, ``context=[]``, each task making one tool call;
 - ``flow``: a chain of N async flow methods;
-- ``fanout``: a flow whose start fans out to N async methods joined by one ``and_``.
+- ``fanout``: a flow whose start fans out to N async methods joined by one ``and_``;
+- ``flow-sync``, ``fanout-sync``: the same two flows with plain ``def`` methods (what most
+  CrewAI flows are), which run in worker threads.
 
 Each (shape, N) runs in a fresh interpreter so peak RSS belongs to that case alone.
 The model is an instant ``FakeLLM``: every figure is framework overhead.
@@ -29,7 +31,9 @@ import subprocess
 import sys
 from typing import Any
 
-SHAPES = ("seq-empty", "seq-default", "parallel", "async", "one-tool", "flow", "fanout")
+SHAPES = (
+    "seq-empty", "seq-default", "parallel", "async", "one-tool", "flow", "fanout", "flow-sync", "fanout-sync",
+)
 
 CASE = r"""
 import asyncio, json, resource, sys, time
@@ -38,34 +42,33 @@ from crewgraph import Agent, Crew, Process, Task
 from crewgraph.testing import FakeLLM, FakeToolCall
 
 def build():
-    if shape == "fanout":
+    sync = shape.endswith("-sync")
+
+    def method(name):
+        if sync:
+            def fn(self, *args):
+                return 1
+        else:
+            async def fn(self, *args):
+                return 1
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+
+    if shape.startswith("fanout"):
         from crewgraph.flow import Flow, and_, listen, start
-        async def root(self):
-            return 0
-        body = {"root": start()(root)}
+        body = {"root": start()(method("root"))}
         leaves = []
         for i in range(n):
-            async def fn(self, *args):
-                return 1
-            fn.__name__ = fn.__qualname__ = f"m{i}"
-            body[f"m{i}"] = leaf = listen(body["root"])(fn)
+            body[f"m{i}"] = leaf = listen(body["root"])(method(f"m{i}"))
             leaves.append(leaf)
-        async def end(self, *args):
-            return 2
-        body["end"] = listen(and_(*leaves))(end)
+        body["end"] = listen(and_(*leaves))(method("end"))
         return type("FanOut", (Flow,), body)()
-    if shape == "flow":
+    if shape.startswith("flow"):
         from crewgraph.flow import Flow, listen, start
-        body = {}
-        async def m0(self):
-            return 0
-        prev = start()(m0)
-        body["m0"] = prev
+        prev = start()(method("m0"))
+        body = {"m0": prev}
         for i in range(1, n):
-            async def fn(self, *args):
-                return 1
-            fn.__name__ = fn.__qualname__ = f"m{i}"
-            prev = listen(prev)(fn)
+            prev = listen(prev)(method(f"m{i}"))
             body[f"m{i}"] = prev
         return type("Chain", (Flow,), body)()
     if shape == "one-tool":
@@ -100,11 +103,11 @@ def cpu():
 # warm-up: a small case of the same shape first, so lazy imports are not counted per task
 n_real, n = n, 2
 warm = build()
-asyncio.run(warm.kickoff_async()) if shape in ("flow", "fanout") else warm.kickoff()
+flows = ("flow", "fanout", "flow-sync", "fanout-sync")
+asyncio.run(warm.kickoff_async()) if shape in flows else warm.kickoff()
 n = n_real
 target = build()
 compile_s = None
-flows = ("flow", "fanout")
 if shape not in flows:
     t = cpu()
     target.compile()

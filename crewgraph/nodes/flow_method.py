@@ -2,10 +2,11 @@
 
 The node holds a bound callable (the method of one flow instance), never the
 Flow class: the compiled graph depends on the facade, not the other way
-round. Sync methods run in a worker thread (``asyncio.to_thread``) so that
-listeners fired by the same method really overlap; async methods are awaited
-on the scheduler's loop. Both copy the caller's context variables, which is
-how a crew kicked off inside a method learns the flow's run id.
+round. Sync methods run in a worker thread (the loop's long-lived workers of
+:mod:`crewgraph._internal.threads`, which keep ``asyncio.to_thread``'s semantics
+for less) so that listeners fired by the same method really overlap; async
+methods are awaited on the scheduler's loop. Both copy the caller's context
+variables, which is how a crew kicked off inside a method learns the flow's run id.
 
 Per-kickoff facts that every flow node shares (the loop guard's counters,
 which ``or_`` joins have fired) live in a :class:`FlowRunState` stored in
@@ -14,7 +15,6 @@ which ``or_`` joins have fired) live in a :class:`FlowRunState` stored in
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import time
 from collections import Counter, deque
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from crewgraph._internal import execution_vars
+from crewgraph._internal.threads import in_thread
 from crewgraph.errors import LoopGuardError
 from crewgraph.events.base import BaseEvent
 from crewgraph.events.flow_events import (
@@ -124,6 +125,10 @@ def _flow_scope(run_id: str | None, flow: Any, method: str) -> list[tuple[Contex
          execution_vars.current_flow_id.set(None if flow_id is None else str(flow_id))),
         (execution_vars.current_flow_method_name, execution_vars.current_flow_method_name.set(method)),
     ]
+
+
+def _call_with(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return fn(*args, **kwargs)
 
 
 def flow_run_state(ctx: NodeContext) -> FlowRunState:
@@ -263,7 +268,9 @@ class FlowMethodNode(Node):
     async def _invoke(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.is_async:
             return await self.fn(*args, **kwargs)
-        return await asyncio.to_thread(self.fn, *args, **kwargs)
+        if kwargs:
+            return await in_thread(_call_with, self.fn, args, kwargs)
+        return await in_thread(self.fn, *args)
 
     def _result(self, value: Any, payload: Any, triggered: bool = True) -> NodeResult:
         """The node's result for the method's return ``value`` (``payload``: what triggered
