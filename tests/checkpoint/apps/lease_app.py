@@ -10,7 +10,11 @@ Commands: ``review-start``, ``review-resume RUN ANSWER``, ``crew [RUN_KEY]`` (a 
 with a tool, ``kickoff(from_checkpoint=True)``), ``batch N FROM`` (``kickoff_for_each`` over N
 topics, FROM a batch id or ``new``). The model (:class:`LogLLM`) answers from the task after
 $LEASE_LATENCY seconds and first appends ``pid task`` to $LEASE_CALL_LOG (flushed before it
-answers, so a killed process leaves an exact record of every call of every process); the tool
+answers, so a killed process leaves an exact record of every call of every process) and
+``pid task time`` to ``$LEASE_CALL_LOG.times`` (when each call began, by the wall clock leases
+use). With ``$LEASE_GATE`` set (a path), an "Outline" call does not answer until that file
+exists (at most 60 s): a test stops or kills a holder mid-node however slow the machine is,
+and lets a stopped one finish its node when it chooses. The tool
 appends to $LEASE_TOOL_LOG; checkpoints go to $LEASE_DB. A command's answer is ``{"ok": ...}`` or ``{"error": kind, "message"}`` (kind ``leased``, ``lease_lost``
 for a holder fenced off after it stalled past its lease, ``batch`` or ``checkpoint``).
 """
@@ -22,6 +26,7 @@ import json
 import os
 import re
 import sys
+import time
 from typing import Any
 
 from pydantic import BaseModel
@@ -52,8 +57,15 @@ class LogLLM(BaseLLM):
                     response_model: type[BaseModel] | None = None, **kwargs: Any) -> LLMResponse:
         found = _TASKS.search(str(messages[1]["content"]) if len(messages) > 1 else "")
         task = found.group(1) if found else "?"
+        began = time.time()
         _append(os.environ["LEASE_CALL_LOG"], f"{os.getpid()} {task}")
+        _append(os.environ["LEASE_CALL_LOG"] + ".times", f"{os.getpid()} {task} {began!r}")
         await asyncio.sleep(float(os.environ.get("LEASE_LATENCY", "0.2")))
+        gate = os.environ.get("LEASE_GATE")
+        if gate and task == "Outline":
+            until = time.monotonic() + 60
+            while not os.path.exists(gate) and time.monotonic() < until:
+                await asyncio.sleep(0.01)
         usage = UsageMetrics(prompt_tokens=10, completion_tokens=5, total_tokens=15, successful_requests=1)
         last = str(messages[-1].get("content") or "")
         if tools and task == "Gather facts" and not any(m.get("role") == "tool" for m in messages):
@@ -162,6 +174,9 @@ def serve() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         os.environ["LEASE_LATENCY"] = str(request.get("latency", latency))  # this command's model speed
+        os.environ.pop("LEASE_GATE", None)
+        if request.get("gate"):
+            os.environ["LEASE_GATE"] = str(request["gate"])  # this command's Outline waits for that file
         answer = run(request["command"], list(request.get("args", [])), float(request.get("wait", 0)))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
