@@ -239,10 +239,22 @@ def test_a_second_kickoff_from_checkpoint_during_a_live_run_gets_the_holder(
         log.write_text("")
         mark = server.mark()
         first, second = racers
-        first.send("crew")
-        time.sleep(0.3 + 0.05 * trial)  # the first run is under way (it takes 4 calls of 0.25 s)
-        second.send("crew", wait=0.0 if trial % 2 == 0 else 20.0)
-        a, b = first.receive()["ok"], second.receive()
+        gate = Path(env["LEASE_CALL_LOG"]).with_name(f"gate-{next(_STARTED)}")
+        waits = Path(env["LEASE_CALL_LOG"] + ".waits")
+        try:
+            first.send("crew", gate=gate)  # its "Outline" answers once the gate opens: live until then
+            _wait_for_line(server.path, f"{first.proc.pid} Gather facts", mark)  # leased, under way
+            waited = _lines(waits)
+            second.send("crew", wait=0.0 if trial % 2 == 0 else 20.0)
+            if trial % 2 == 0:
+                b = second.receive()
+            else:  # it met the first's lease and waits for it: let the first finish
+                _wait_for_line(waits, f"{second.proc.pid} waiting", waited)
+        finally:
+            gate.touch()
+        a = first.receive()["ok"]
+        if trial % 2 == 1:
+            b = second.receive()
         assert a["raw"] == "done: Summarise"
         if trial % 2 == 0:  # no waiting: a clear error naming the holder
             assert b["error"] == "leased", b
@@ -352,6 +364,18 @@ def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
     if how == "SIGSTOP":  # the resumer waited for the stalled holder's lease to expire
         (resumed,) = server.began("Outline", after=stopped_at).values()
         assert min(resumed) >= expires, (resumed, expires)
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+
+
+def _wait_for_line(path: Path, line: str, after: int, timeout: float = 60.0) -> None:
+    """Wait (bounded) until ``path`` has ``line`` past its first ``after`` lines."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and line in path.read_text(encoding="utf-8").splitlines()[after:]):
+        assert time.monotonic() < deadline, f"no {line!r} in {path} within {timeout} s"
+        time.sleep(0.01)
 
 
 def _lease_expiry(db: str, pid: int) -> float:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import sys
@@ -75,6 +76,20 @@ class LogLLM(BaseLLM):
             return LLMResponse(content="Owls hunt at night.", usage=usage)
         replies = {"Draft a post": "Owls are birds of prey.", "Title the post": "Night Owls"}
         return LLMResponse(content=replies.get(task, f"done: {task}"), usage=usage)
+
+
+class _WaitLog(logging.Handler):
+    """Appends ``pid waiting`` to ``$LEASE_CALL_LOG.waits`` when this process starts waiting
+    for a lease another holds (a test then knows the waiter is there)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if str(record.msg).startswith("waiting up to"):
+            _append(os.environ["LEASE_CALL_LOG"] + ".waits", f"{os.getpid()} waiting")
+
+
+_LEASE_LOGGER = logging.getLogger("crewgraph.checkpoint")
+_LEASE_LOGGER.addHandler(_WaitLog())
+_LEASE_LOGGER.setLevel(logging.INFO)
 
 
 def _config() -> CheckpointConfig:
