@@ -335,6 +335,7 @@ def acquire_lease(backend: LeaseBackend, resource: str, *, ttl: float, wait: flo
     holder = me()
     deadline = time.monotonic() + max(0.0, wait)
     pause = min(0.25, ttl / 4)
+    said = False
     try:
         while True:
             held = backend.try_acquire(resource, holder, ttl)
@@ -345,6 +346,10 @@ def acquire_lease(backend: LeaseBackend, resource: str, *, ttl: float, wait: flo
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _held_error(held, what or resource, backend.where, waited=wait)
+            if not said:  # the first refusal: say once whom this waits for
+                said = True
+                logger.info("waiting up to %g s for the lease on %s in %s: %s", wait, resource, backend.where,
+                            held.describe())
             time.sleep(min(pause, left))
     except BaseException:
         if owns_backend:
@@ -360,6 +365,7 @@ async def aacquire_lease(backend: LeaseBackend, resource: str, *, ttl: float, wa
 
     deadline = time.monotonic() + max(0.0, wait)
     pause = min(0.25, ttl / 4)
+    said = False
     try:
         while True:
             try:
@@ -368,6 +374,10 @@ async def aacquire_lease(backend: LeaseBackend, resource: str, *, ttl: float, wa
                 return keeper
             except RunLeasedError as exc:
                 left = deadline - time.monotonic()
+                if left > 0 and not said:  # the first refusal: say once whom this waits for
+                    said = True
+                    logger.info("waiting up to %g s for the lease on %s in %s: %s", wait, resource, backend.where,
+                                exc.holder)
                 if left <= 0:
                     if wait <= 0:
                         raise

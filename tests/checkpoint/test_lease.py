@@ -42,7 +42,7 @@ def test_renewal_keeps_a_short_lease_and_a_wait_is_bounded(leases: Callable[[], 
         start = time.monotonic()
         with pytest.raises(RunLeasedError, match=r"after waiting 0\.8 s"):
             acquire_lease(leases(), "run:a", ttl=0.4, wait=0.8, owns_backend=True)
-        assert 0.8 <= time.monotonic() - start < 3.0  # waited, well past the unrenewed expiry, then gave up
+        assert time.monotonic() - start >= 0.8  # waited, well past the unrenewed expiry, then gave up
     finally:
         mine.release()
 

@@ -51,6 +51,17 @@ class Calls:
     def since(self, mark: int) -> list[str]:
         return [line.split(" ", 1)[1] for line in self.lines()[mark:]]
 
+    def began(self, task: str, after: float) -> dict[int, list[float]]:
+        """When each process began its calls for ``task`` (wall clock) since ``after``."""
+        path = self.path.with_name(self.path.name + ".times")
+        found: dict[int, list[float]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+            pid, rest = line.split(" ", 1)
+            name, _, when = rest.rpartition(" ")
+            if name == task and float(when) >= after:
+                found.setdefault(int(pid), []).append(float(when))
+        return found
+
 
 class Racer:
     """One long-lived process answering commands (see the app's docstring), forked from the
@@ -61,12 +72,15 @@ class Racer:
         self.proc = start_python_piped([str(APP), "serve"], env=env, output=output)
         self.answer: dict[str, Any] | None = None
 
-    def send(self, command: str, *args: str, wait: float = 0.0, latency: float | None = None) -> None:
+    def send(self, command: str, *args: str, wait: float = 0.0, latency: float | None = None,
+             gate: Path | None = None) -> None:
         assert self.proc.stdin is not None
         self.answer = None
         request: dict[str, Any] = {"command": command, "args": list(args), "wait": wait}
         if latency is not None:
             request["latency"] = latency
+        if gate is not None:  # its "Outline" call answers only once that file exists
+            request["gate"] = str(gate)
         self.proc.stdin.write(json.dumps(request) + "\n")
         self.proc.stdin.flush()
 
@@ -225,10 +239,22 @@ def test_a_second_kickoff_from_checkpoint_during_a_live_run_gets_the_holder(
         log.write_text("")
         mark = server.mark()
         first, second = racers
-        first.send("crew")
-        time.sleep(0.3 + 0.05 * trial)  # the first run is under way (it takes 4 calls of 0.25 s)
-        second.send("crew", wait=0.0 if trial % 2 == 0 else 20.0)
-        a, b = first.receive()["ok"], second.receive()
+        gate = Path(env["LEASE_CALL_LOG"]).with_name(f"gate-{next(_STARTED)}")
+        waits = Path(env["LEASE_CALL_LOG"] + ".waits")
+        try:
+            first.send("crew", gate=gate)  # its "Outline" answers once the gate opens: live until then
+            _wait_for_line(server.path, f"{first.proc.pid} Gather facts", mark)  # leased, under way
+            waited = _lines(waits)
+            second.send("crew", wait=0.0 if trial % 2 == 0 else 20.0)
+            if trial % 2 == 0:
+                b = second.receive()
+            else:  # it met the first's lease and waits for it: let the first finish
+                _wait_for_line(waits, f"{second.proc.pid} waiting", waited)
+        finally:
+            gate.touch()
+        a = first.receive()["ok"]
+        if trial % 2 == 1:
+            b = second.receive()
         assert a["raw"] == "done: Summarise"
         if trial % 2 == 0:  # no waiting: a clear error naming the holder
             assert b["error"] == "leased", b
@@ -301,24 +327,32 @@ def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
         how: str, server: Calls, racers: tuple[Racer, Racer], env: dict[str, str]) -> None:
     """SIGKILL: on this machine the holder is known gone, its lease is taken over at once.
     SIGSTOP: the holder looks alive but stops renewing; its lease expires (1.5 s) and then one
-    of two waiting resumers takes the run over and finishes it, the other restores it."""
+    of two waiting resumers takes the run over and finishes it, the other restores it.
+
+    The victim's "Outline" call never answers (its gate file is never made), so it is stopped or
+    killed mid-node however late this process gets to it on a loaded machine."""
     with SQLiteCheckpointStore(env["LEASE_DB"]) as store:
         for run in store.list_runs(name="research", limit=None):
             store.delete_run(run.run_id)
     Path(env["LEASE_TOOL_LOG"]).write_text("")
     mark = server.mark()
-    victim = start_python([str(APP), "crew"], env=env,
+    never = Path(env["LEASE_CALL_LOG"]).with_name(f"gate-{next(_STARTED)}")
+    victim = start_python([str(APP), "crew"], env={**env, "LEASE_GATE": str(never)},
                           output=Path(env["LEASE_CALL_LOG"]).with_name(f"victim-{next(_STARTED)}"))
     try:
         deadline = time.monotonic() + 60
         while "Outline" not in _calls(server, mark) and victim.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert victim.poll() is None, victim.output()
-        os.kill(victim.pid, getattr(signal, how))  # mid-"Outline": gather is saved, the rest is not
-        killed_at = time.monotonic()
+        # mid-"Outline": gather is saved, the rest is not
+        if how == "SIGSTOP":  # not inside a write: SQLite's write lock would stop everyone (documented)
+            stop_outside_a_write(victim.pid, env["LEASE_DB"])
+            expires = _lease_expiry(env["LEASE_DB"], victim.pid)  # it renews it no more
+        else:
+            os.kill(victim.pid, signal.SIGKILL)
+        stopped_at = time.time()
         before = _calls(server, mark)
         answers = _race(racers, "crew", wait=20.0)
-        took = time.monotonic() - killed_at
     finally:
         victim.kill()
         victim.wait(timeout=30)
@@ -327,8 +361,34 @@ def test_a_dead_or_stalled_holder_loses_its_lease_and_the_run_resumes_once(
     assert before == ["Gather facts", "Gather facts", "Outline"]
     assert _calls(server, mark)[len(before):] == ["Outline", "Summarise"]  # the rest, exactly once
     assert len(Path(env["LEASE_TOOL_LOG"]).read_text().splitlines()) == 1
-    if how == "SIGSTOP":
-        assert took >= 1.0  # it waited for the stalled holder's lease to expire
+    if how == "SIGSTOP":  # the resumer waited for the stalled holder's lease to expire
+        (resumed,) = server.began("Outline", after=stopped_at).values()
+        assert min(resumed) >= expires, (resumed, expires)
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+
+
+def _wait_for_line(path: Path, line: str, after: int, timeout: float = 60.0) -> None:
+    """Wait (bounded) until ``path`` has ``line`` past its first ``after`` lines."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and line in path.read_text(encoding="utf-8").splitlines()[after:]):
+        assert time.monotonic() < deadline, f"no {line!r} in {path} within {timeout} s"
+        time.sleep(0.01)
+
+
+def _lease_expiry(db: str, pid: int) -> float:
+    """When the lease ``pid`` holds in ``db`` (its run's, the only one) expires."""
+    import sqlite3
+
+    conn = sqlite3.connect(db, timeout=30)
+    try:
+        rows = conn.execute("SELECT expires_at FROM leases WHERE pid = ?", (pid,)).fetchall()
+    finally:
+        conn.close()
+    assert len(rows) == 1, rows
+    return float(rows[0][0])
 
 
 FENCE_TRIALS = 8  # a fence that failed 1 in 5 would pass all of them with probability < 0.17
@@ -348,7 +408,8 @@ def test_a_stalled_holder_resumed_after_a_takeover_is_fenced_off_and_writes_noth
             for run in store.list_runs(name="research", limit=None):
                 store.delete_run(run.run_id)
         mark = server.mark()
-        stalled.send("crew")
+        gate = Path(env["LEASE_CALL_LOG"]).with_name(f"gate-{next(_STARTED)}")
+        stalled.send("crew", gate=gate)  # its "Outline" answers once the gate file exists
         pid = stalled.proc.pid
         deadline = time.monotonic() + 30
         while f"{pid} Outline" not in server.lines()[mark:] and time.monotonic() < deadline:
@@ -359,6 +420,7 @@ def test_a_stalled_holder_resumed_after_a_takeover_is_fenced_off_and_writes_noth
             took_over = taker.receive()
         finally:
             os.kill(pid, signal.SIGCONT)
+            gate.touch()  # its "Outline" answers now: the node ends and its save meets the fence
         late = stalled.receive()
         assert took_over["ok"]["raw"] == "done: Summarise", took_over
         assert late.get("error") == "lease_lost", late  # it woke, found the lease gone, and stopped

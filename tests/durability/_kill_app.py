@@ -1,10 +1,12 @@
 """A checkpointed crew run in its own process, so tests can SIGKILL it at any moment.
 
-``python _kill_app.py DB LOG LATENCY`` kicks the crew off with
+``python _kill_app.py DB LOG LATENCY [HOLD]`` kicks the crew off with
 ``from_checkpoint=True`` (a fresh run the first time, a resume after a kill),
 appends one JSON line to LOG per LLM call and per tool call (flushed before
 the call proceeds, so a killed process leaves an exact record), and prints
-the final output as JSON. The fake model answers deterministically from the
+the final output as JSON. With HOLD, the process's HOLD-th LLM call, once logged, does
+not answer (for 60 s at most): a test kills it there, mid-call, however slow the machine.
+The fake model answers deterministically from the
 prompt (a hash of everything it was sent), so any difference in what a
 resumed run restores or sends shows up in the final output.
 """
@@ -44,9 +46,11 @@ class HashLLM(BaseLLM):
 
     model = "hash-llm"
 
-    def __init__(self, log: Path, latency: float) -> None:
+    def __init__(self, log: Path, latency: float, hold: int | None = None) -> None:
         self.log = log
         self.latency = latency
+        self.hold = hold
+        self.calls = 0
 
     async def acall(
         self,
@@ -60,7 +64,8 @@ class HashLLM(BaseLLM):
         found = _TASK_RE.search(prompt)
         task = found.group(1) if found else "?"
         _log(self.log, kind="llm", task=task)
-        await asyncio.sleep(self.latency)
+        self.calls += 1
+        await asyncio.sleep(60.0 if self.calls == self.hold else self.latency)
         usage = UsageMetrics(prompt_tokens=10, completion_tokens=5, total_tokens=15, successful_requests=1)
         if tools and not any(m.get("role") == "tool" for m in messages):
             call = ToolCall(id=f"call_{task}", name=tools[0].name, arguments=json.dumps({"topic": task}))
@@ -69,8 +74,8 @@ class HashLLM(BaseLLM):
         return LLMResponse(content=f"{task}:{digest}", usage=usage)
 
 
-def build_crew(db: Path, log: Path, latency: float) -> Crew:
-    llm = HashLLM(log, latency)
+def build_crew(db: Path, log: Path, latency: float, hold: int | None = None) -> Crew:
+    llm = HashLLM(log, latency, hold)
 
     @tool("lookup")
     def lookup(topic: str) -> str:
@@ -92,7 +97,8 @@ def build_crew(db: Path, log: Path, latency: float) -> Crew:
 
 def main() -> None:
     db, log, latency = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
-    out = build_crew(db, log, latency).kickoff({"topic": "durability"}, from_checkpoint=True)
+    hold = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    out = build_crew(db, log, latency, hold).kickoff({"topic": "durability"}, from_checkpoint=True)
     print(json.dumps({"raw": out.raw, "tasks": [t.raw for t in out.tasks_output], "run_id": out.run_id}), flush=True)
 
 

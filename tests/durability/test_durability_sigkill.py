@@ -30,10 +30,12 @@ LATENCY = 0.1
 TASKS = ("alpha", "beta", "gamma", "delta", "epsilon")
 
 
-def _spawn(db: Path, log: Path) -> ForkedProcess:
-    """A new process running the app, forked from a Python that has imported crewgraph."""
+def _spawn(db: Path, log: Path, hold: int | None = None) -> ForkedProcess:
+    """A new process running the app, forked from a Python that has imported crewgraph; with
+    ``hold``, its ``hold``-th LLM call never answers (it is killed there)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), str(HERE)])}
-    return start_python([str(APP), str(db), str(log), str(LATENCY)], env=env,
+    held = [str(hold)] if hold is not None else []
+    return start_python([str(APP), str(db), str(log), str(LATENCY), *held], env=env,
                         output=db.with_name(f"process-{next(_SPAWNED)}"))
 
 
@@ -93,28 +95,28 @@ def baseline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"raw": out.raw, "tasks": [t.raw for t in out.tasks_output], "calls_per_task": per_task}
 
 
-# kills: (LLM calls the process must have made, extra delay) before each SIGKILL;
-# saved: tasks surely checkpointed before the last process starts.
-SCENARIOS: dict[str, tuple[list[tuple[int, float]], set[str]]] = {
-    "during-first-call": ([(1, 0.0)], set()),
-    "mid-node-then-right-after-a-save": ([(5, LATENCY * 0.5), (2, 0.0)], {"alpha", "beta", "gamma"}),
-    "late-in-the-last-task": ([(7, LATENCY / 2)], {"alpha", "beta", "gamma", "delta"}),
+# kills: each process is SIGKILLed inside its N-th LLM call (held open until then, so the kill
+# lands there however late this process gets to it); saved: tasks surely checkpointed before
+# the last process starts.
+SCENARIOS: dict[str, tuple[list[int], set[str]]] = {
+    "during-first-call": ([1], set()),
+    "mid-node-then-right-after-a-save": ([5, 2], {"alpha", "beta", "gamma"}),
+    "late-in-the-last-task": ([7], {"alpha", "beta", "gamma", "delta"}),
 }
 
 
 @pytest.mark.parametrize(("kills", "saved"), list(SCENARIOS.values()), ids=list(SCENARIOS))
 def test_sigkill_then_resume_matches_uninterrupted_run(
-    tmp_path: Path, baseline: dict[str, Any], kills: list[tuple[int, float]], saved: set[str]
+    tmp_path: Path, baseline: dict[str, Any], kills: list[int], saved: set[str]
 ) -> None:
     db, log = tmp_path / "cp.db", tmp_path / "calls.jsonl"
     assert baseline["calls_per_task"] == {"alpha": 2, "beta": 2, "gamma": 1, "delta": 1, "epsilon": 1}
     finished_before: dict[int, set[str]] = {}
-    for calls, delay in kills:
+    for calls in kills:
         finished_before_start = _finished_tasks(db)
-        proc = _spawn(db, log)
+        proc = _spawn(db, log, hold=calls)
         finished_before[proc.pid] = finished_before_start
         _wait_for_calls(log, proc, calls)
-        time.sleep(delay)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         assert proc.returncode == -signal.SIGKILL

@@ -179,7 +179,9 @@ def test_a_held_flow_run_is_refused_naming_the_holder_then_free_after_release(tm
     assert Asks().resume(pending.run_id, "yes") == "yes"
 
 
-def test_a_waiter_whose_run_moved_on_to_a_new_question_does_not_answer_it(tmp_path: Path) -> None:
+def test_a_waiter_whose_run_moved_on_to_a_new_question_does_not_answer_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
     import threading
 
     from crewgraph.checkpoint.lease import acquire_lease, holding
@@ -204,8 +206,12 @@ def test_a_waiter_whose_run_moved_on_to_a_new_question_does_not_answer_it(tmp_pa
     keeper = acquire_lease(store.lease_backend(), f"flow:{pending.run_id}", ttl=5, owns_backend=True)
     with holding(keeper):  # this task answers first; the waiter's answer was meant for "First?"
         waiter = threading.Thread(target=lambda: outcome.append(_catch(TwoQuestions.resume, pending.run_id, "late")))
+        caplog.set_level(logging.INFO, logger="crewgraph.checkpoint")
         waiter.start()
-        time.sleep(0.3)
+        deadline = time.monotonic() + 20  # until it meets this task's lease and waits for it
+        while not any(r.getMessage().startswith("waiting up to") for r in caplog.records):
+            assert time.monotonic() < deadline and waiter.is_alive(), outcome
+            time.sleep(0.01)
         again = TwoQuestions().resume(pending.run_id, "early")
         assert again.question == "Second?"
     waiter.join(timeout=20)

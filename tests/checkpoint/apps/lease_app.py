@@ -10,7 +10,11 @@ Commands: ``review-start``, ``review-resume RUN ANSWER``, ``crew [RUN_KEY]`` (a 
 with a tool, ``kickoff(from_checkpoint=True)``), ``batch N FROM`` (``kickoff_for_each`` over N
 topics, FROM a batch id or ``new``). The model (:class:`LogLLM`) answers from the task after
 $LEASE_LATENCY seconds and first appends ``pid task`` to $LEASE_CALL_LOG (flushed before it
-answers, so a killed process leaves an exact record of every call of every process); the tool
+answers, so a killed process leaves an exact record of every call of every process) and
+``pid task time`` to ``$LEASE_CALL_LOG.times`` (when each call began, by the wall clock leases
+use). With ``$LEASE_GATE`` set (a path), an "Outline" call does not answer until that file
+exists (at most 60 s): a test stops or kills a holder mid-node however slow the machine is,
+and lets a stopped one finish its node when it chooses. The tool
 appends to $LEASE_TOOL_LOG; checkpoints go to $LEASE_DB. A command's answer is ``{"ok": ...}`` or ``{"error": kind, "message"}`` (kind ``leased``, ``lease_lost``
 for a holder fenced off after it stalled past its lease, ``batch`` or ``checkpoint``).
 """
@@ -19,9 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import re
 import sys
+import time
 from typing import Any
 
 from pydantic import BaseModel
@@ -52,8 +58,15 @@ class LogLLM(BaseLLM):
                     response_model: type[BaseModel] | None = None, **kwargs: Any) -> LLMResponse:
         found = _TASKS.search(str(messages[1]["content"]) if len(messages) > 1 else "")
         task = found.group(1) if found else "?"
+        began = time.time()
         _append(os.environ["LEASE_CALL_LOG"], f"{os.getpid()} {task}")
+        _append(os.environ["LEASE_CALL_LOG"] + ".times", f"{os.getpid()} {task} {began!r}")
         await asyncio.sleep(float(os.environ.get("LEASE_LATENCY", "0.2")))
+        gate = os.environ.get("LEASE_GATE")
+        if gate and task == "Outline":
+            until = time.monotonic() + 60
+            while not os.path.exists(gate) and time.monotonic() < until:
+                await asyncio.sleep(0.01)
         usage = UsageMetrics(prompt_tokens=10, completion_tokens=5, total_tokens=15, successful_requests=1)
         last = str(messages[-1].get("content") or "")
         if tools and task == "Gather facts" and not any(m.get("role") == "tool" for m in messages):
@@ -63,6 +76,20 @@ class LogLLM(BaseLLM):
             return LLMResponse(content="Owls hunt at night.", usage=usage)
         replies = {"Draft a post": "Owls are birds of prey.", "Title the post": "Night Owls"}
         return LLMResponse(content=replies.get(task, f"done: {task}"), usage=usage)
+
+
+class _WaitLog(logging.Handler):
+    """Appends ``pid waiting`` to ``$LEASE_CALL_LOG.waits`` when this process starts waiting
+    for a lease another holds (a test then knows the waiter is there)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if str(record.msg).startswith("waiting up to"):
+            _append(os.environ["LEASE_CALL_LOG"] + ".waits", f"{os.getpid()} waiting")
+
+
+_LEASE_LOGGER = logging.getLogger("crewgraph.checkpoint")
+_LEASE_LOGGER.addHandler(_WaitLog())
+_LEASE_LOGGER.setLevel(logging.INFO)
 
 
 def _config() -> CheckpointConfig:
@@ -162,6 +189,9 @@ def serve() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         os.environ["LEASE_LATENCY"] = str(request.get("latency", latency))  # this command's model speed
+        os.environ.pop("LEASE_GATE", None)
+        if request.get("gate"):
+            os.environ["LEASE_GATE"] = str(request["gate"])  # this command's Outline waits for that file
         answer = run(request["command"], list(request.get("args", [])), float(request.get("wait", 0)))
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
