@@ -7,7 +7,8 @@ is random. Events carry the fingerprint of their source (``source_fingerprint``)
 logs can tell components apart even when roles repeat.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic would compile and eval each string annotation
+# at class creation, on the import path of `from crewgraph import Agent` (issue 18's budget).
 
 from datetime import datetime
 from typing import Annotated, Any, Self

@@ -5,7 +5,8 @@ given). ``fingerprint`` may be given as a ``Fingerprint``, a seed string (a dete
 fingerprint) or the dict ``Fingerprint.to_dict`` writes.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: pydantic would compile and eval each string annotation
+# at class creation, on the import path of `from crewgraph import Agent` (issue 18's budget).
 
 from typing import Annotated, Any, Self
 
