@@ -20,13 +20,24 @@ included, then compile alone), and the peak RSS of the process, for:
 Each (shape, N) runs in a fresh interpreter so peak RSS belongs to that case alone.
 The model is an instant ``FakeLLM``: every figure is framework overhead.
 
-Run: ``.venv/bin/python scripts/bench_growth.py [--sizes 10,100,1000,10000] [--shapes ...]``
+``--instructions`` counts instructions with valgrind's callgrind instead, a figure the
+neighbours' load does not move: one run per (shape, N), the whole process (imports, warm-up,
+build, kickoff with its compile; no separate compile), and per task ``(I(N) - I(base)) / (N -
+base)`` against a ``--base``-task run of the same shape (default 10), so what every run pays
+once cancels out. ``PYTHONHASHSEED=0`` keeps the counts repeatable. Under callgrind a run is
+~50x slower.
+
+Run: ``.venv/bin/python scripts/bench_growth.py [--sizes 10,100,1000,10000] [--shapes ...]
+[--instructions [--base 10]]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 from typing import Any
@@ -38,6 +49,7 @@ SHAPES = (
 CASE = r"""
 import asyncio, json, resource, sys, time
 shape, n = sys.argv[1], int(sys.argv[2])
+counting = len(sys.argv) > 3 and sys.argv[3] == "instructions"
 from crewgraph import Agent, Crew, Process, Task
 from crewgraph.testing import FakeLLM, FakeToolCall
 
@@ -108,7 +120,7 @@ asyncio.run(warm.kickoff_async()) if shape in flows else warm.kickoff()
 n = n_real
 target = build()
 compile_s = None
-if shape not in flows:
+if shape not in flows and not counting:
     t = cpu()
     target.compile()
     compile_s = cpu() - t
@@ -139,13 +151,55 @@ def run_case(shape: str, n: int, timeout: float) -> dict[str, Any] | None:
     return result
 
 
+def count_instructions(shape: str, n: int, timeout: float) -> int | None:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    try:
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", CASE,
+             shape, str(n), "instructions"],
+            capture_output=True, text=True, timeout=timeout, env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"{shape} N={n} failed under valgrind:\n{proc.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instructions_table(shapes: list[str], sizes: list[int], base: int, timeout: float) -> None:
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed")
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (does not move the counts)")
+    print(f"{'shape':<12} {'N':>6} {'M instructions':>15} {'per task (vs N=' + str(base) + ')':>22}")
+    for shape in shapes:
+        run_case(shape, 2, timeout)  # bytecode written first, so no run counts compiling modules
+        ref = count_instructions(shape, base, timeout)
+        if ref is None:
+            print(f"{shape:<12} {base:>6} {'timeout':>15}")
+            continue
+        print(f"{shape:<12} {base:>6} {ref / 1e6:>15.1f} {'-':>22}", flush=True)
+        for n in sizes:
+            count = count_instructions(shape, n, timeout)
+            if count is None:
+                print(f"{shape:<12} {n:>6} {'timeout':>15}", flush=True)
+                continue
+            print(f"{shape:<12} {n:>6} {count / 1e6:>15.1f} {(count - ref) / (n - base):>22.0f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100,1000,10000")
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per case")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with valgrind (slow)")
+    parser.add_argument("--base", type=int, default=10, help="--instructions: the baseline N subtracted")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.instructions:
+        instructions_table(args.shapes.split(","), [n for n in sizes if n != args.base], args.base,
+                           args.timeout)
+        return
     print(f"{'shape':<12} {'N':>6} {'ms CPU/task':>12} {'compile ms':>11} {'peak RSS MB':>12}")
     for shape in args.shapes.split(","):
         for n in sizes:

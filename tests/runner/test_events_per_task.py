@@ -90,3 +90,42 @@ def test_no_listener_no_event_per_tool_call(built: Counter[str], process: str, a
     assert len(out.tasks_output) == 5
     assert sum(r.kind == "tool" and r.parent is not None for r in out.graph.records()) == 5  # each made its call
     assert built == few, f"events built per task with no listener: {dict(built - few)}"
+
+
+def _fan_out(n: int) -> Any:
+    from crewgraph.flow import Flow, and_, listen, start
+
+    async def root(self: Any) -> int:
+        return 0
+
+    body: dict[str, Any] = {"root": start()(root)}
+    leaves = []
+    for i in range(n):
+        async def leaf(self: Any, *args: Any) -> int:
+            return 1
+
+        leaf.__name__ = leaf.__qualname__ = f"m{i}"
+        body[f"m{i}"] = listen(body["root"])(leaf)
+        leaves.append(body[f"m{i}"])
+
+    async def end(self: Any, *args: Any) -> int:
+        return 2
+
+    body["end"] = listen(and_(*leaves))(end)
+    return type("FanOut", (Flow,), body)()
+
+
+def test_no_listener_no_event_per_flow_method(built: Counter[str]) -> None:
+    """A fan-out flow joined by ``and_`` builds no event when nobody listens; a listener for
+    one kind gets that kind once per method."""
+    import asyncio
+
+    from crewgraph.events.flow_events import MethodExecutionFinishedEvent
+
+    asyncio.run(_fan_out(5).kickoff_async())
+    assert built == Counter(), dict(built)
+    finished: list[str] = []
+    crewgraph_event_bus.on(MethodExecutionFinishedEvent)(lambda _source, event: finished.append(event.method_name))
+    asyncio.run(_fan_out(5).kickoff_async())
+    assert built["MethodExecutionFinishedEvent"] == 7  # root, five leaves, end
+    assert sorted(finished) == sorted(["root", "end"] + [f"m{i}" for i in range(5)])

@@ -1,0 +1,91 @@
+"""Bytes a Ray-run crew ships to its workers per task (not a test).
+
+Issue 28, item 5 asks what one task costs on Ray. Besides the round trip, each task's
+Ray task carries a pickle of its chain and of the slice of the run it reads
+(``RaySession._payload``: the run's outputs so far, the run state's extras, ...). This
+runs sequential crews of N one-turn tasks on a local Ray (started here, 2 CPUs) with
+``RayExecutor()`` and records the size of every step / chain payload the driver pickles
+(``dumps_checked`` wrapped), with the part that is ``results`` (every output so far) and
+``extras`` (which hold the default context's cached text) pickled alone beside it.
+
+- ``default``: CrewAI's default context (every earlier output feeds the next task);
+- ``empty``: ``context=[]``.
+
+The model is a FakeLLM hosted in one actor; only the driver's outgoing bytes are counted
+(the replies are not).
+
+Run: ``cd /tmp && PYTHONPATH=<tree> <tree>/.venv/bin/python <tree>/scripts/bench_ray_payload.py
+[--sizes 200,1000] [--shapes default,empty]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from typing import Any
+
+
+def _crew(n: int, shape: str) -> Any:
+    from crewgraph import Agent, Crew, Task
+    from crewgraph.testing import FakeLLM
+
+    agent = Agent(role="Worker", goal="answer", backstory="fast", llm=FakeLLM(default="ok " * 30),
+                  max_retry_limit=0, respect_context_window=False)
+    ctx: dict[str, Any] = {} if shape == "default" else {"context": []}
+    tasks = [Task(name=f"t{i}", description=f"task {i}", expected_output="x", agent=agent, **ctx)
+             for i in range(n)]
+    return Crew(agents=[agent], tasks=tasks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="200,1000")
+    parser.add_argument("--shapes", default="default,empty")
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray
+
+    import crewgraph.distributed._session as session
+    from crewgraph.distributed import RayExecutor
+    from crewgraph.distributed._chain_worker import ChainPayload
+    from crewgraph.distributed._worker import StepPayload
+
+    sent: list[tuple[int, int, int]] = []  # (payload bytes, results bytes, extras bytes)
+    original = session.dumps_checked
+
+    def counting(pickler: Any, obj: Any, what: str) -> bytes:
+        data: bytes = original(pickler, obj, what)
+        step = obj.first if isinstance(obj, ChainPayload) else obj
+        if isinstance(step, StepPayload):
+            sent.append((len(data), len(pickler.dumps(step.results)), len(pickler.dumps(step.extras))))
+        return data
+
+    session.dumps_checked = counting
+    t = time.perf_counter()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    print(f"ray.init(num_cpus=2): {time.perf_counter() - t:.1f} s; load average {os.getloadavg()[0]:.1f}")
+    executor = RayExecutor(num_cpus_per_node=0.5)
+    _crew(4, "default").kickoff(executor=executor)  # warm the workers
+    print("| shape | N | Ray tasks/task | KB sent per task (mean) | of which results / extras "
+          "| KB sent by the last task | MB sent by the crew | wall s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for shape in args.shapes.split(","):
+        for n in (int(s) for s in args.sizes.split(",")):
+            sent.clear()
+            before = executor.dispatches
+            start = time.perf_counter()
+            out = _crew(n, shape).kickoff(executor=executor)
+            wall = time.perf_counter() - start
+            assert len(out.tasks_output) == n
+            total = sum(s[0] for s in sent)
+            res = sum(s[1] for s in sent) / len(sent)
+            ext = sum(s[2] for s in sent) / len(sent)
+            print(f"| {shape} | {n} | {(executor.dispatches - before) / n:g} | {total / n / 1024:.1f} "
+                  f"| {res / 1024:.1f} / {ext / 1024:.1f} | {sent[-1][0] / 1024:.1f} | {total / 2**20:.1f} "
+                  f"| {wall:.1f} |", flush=True)
+    ray.shutdown()
+
+
+if __name__ == "__main__":
+    main()
