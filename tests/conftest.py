@@ -1,4 +1,5 @@
-"""Suite-wide set-up that keeps the whole suite fast on two cores (``pytest -n auto``).
+"""Suite-wide set-up that keeps the whole suite fast on two cores (``pytest -n 3``: one worker per core
+plus one, as ``scripts/test.sh`` runs it).
 
 * Bytecode: where ``PYTHONDONTWRITEBYTECODE`` is set (this machine, some CI) nothing writes
   ``__pycache__``, so every subprocess a test starts (``crewgraph run``, doc blocks, fresh
