@@ -33,6 +33,7 @@ from crewgraph.distributed._worker import (
     _prepare_worker,
     _shared_state,
     one_step,
+    results_of,
 )
 
 __all__ = ["ChainPayload", "run_remote_chain"]
@@ -59,9 +60,10 @@ def joins(node: Any, payload: ChainPayload) -> bool:
     return ships(node) and payload.executor.step_options(node) == payload.options
 
 
-def run_remote_chain(data: bytes) -> Iterator[bytes]:
+def run_remote_chain(data: bytes, *waits: Any) -> Iterator[bytes]:
     """The Ray task (a streaming generator): run the chain from ``data`` (a pickled
-    ChainPayload), yielding each step's reply (a pickled StepReply) as it finishes."""
+    ChainPayload), yielding each step's reply (a pickled StepReply) as it finishes. ``waits``:
+    the host's appends of shared context (Ray starts the task once they are done)."""
     _prepare_worker()
     from crewgraph._internal.run_context import run_scope
     from crewgraph.distributed._pickling import loads
@@ -93,7 +95,7 @@ class _Runner:
         self.payload = payload
         self.step = payload.first
         self.shared = _shared_state(self.step)
-        self.results = dict(self.step.results)
+        self.results = results_of(self.step, dict(self.step.results))
         self.sent = set(self.step.tool_cache)
         self.out: asyncio.Queue[StepReply] = asyncio.Queue()
 

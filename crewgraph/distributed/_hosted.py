@@ -8,9 +8,10 @@ lives in one actor, every worker calls it through a :class:`HostedLLM` proxy,
 and at the end of the run its state is copied back into the driver's object
 (so ``fake.calls`` reads as after a local run).
 
-The same actor keeps the run-scoped rate-limit windows (a crew's or an agent's
-``max_rpm``): one window per limiter, shared by every worker. Limits of a model
-endpoint outlive a run and get their own named actor (see ``_limits``).
+The same actor keeps a sequential crew's shared context texts (see ``_context_share``)
+and the run-scoped rate-limit windows (a crew's or an agent's ``max_rpm``): one window
+per limiter, shared by every worker. Limits of a model endpoint outlive a run and get
+their own named actor (see ``_limits``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,11 @@ class _Host:
     """The actor: hosted objects by key, and run-scoped rate-limit windows by key."""
 
     def __init__(self) -> None:
+        from crewgraph.distributed._context_share import HostContexts
+
         self.objects: dict[str, Any] = {}
         self.windows: dict[str, Any] = {}
+        self.contexts = HostContexts()
 
     def put(self, key: str, payload: bytes) -> None:
         from crewgraph.distributed._pickling import loads
@@ -60,6 +64,14 @@ class _Host:
         for key in keys:
             self.objects.pop(key, None)
             self.windows.pop(key, None)
+        self.contexts.drop(keys)
+
+    def extend_context(self, key: str, start: int, items: list[Any]) -> None:
+        """A run's shared context texts, appended (see ``_context_share``)."""
+        self.contexts.extend(key, start, items)
+
+    def context(self, key: str, start: int, stop: int) -> Any:
+        return self.contexts.get(key, start, stop)
 
     def window(self, key: str, max_rpm: int | None, period: float) -> None:
         from crewgraph.llm.rate_limit import RPMLimiter

@@ -11,7 +11,9 @@ cloudpickle sends nodes, tools and callables by value. On top of it:
   a proxy that calls it there (see :mod:`crewgraph.distributed._hosted`);
 - a rate limiter (``RPMLimiter``) becomes a proxy of one Ray actor per limiter, so
   every worker draws on the same window (:mod:`crewgraph.distributed._limits`);
-- memory must live on a Qdrant server to be shared: embedded memory is refused.
+- memory must live on a Qdrant server to be shared: embedded memory is refused;
+- a sequential task's default context (a ``NodePrefix``) whose entries the run's host
+  actor holds travels as (host, pool, length) (:mod:`crewgraph.distributed._context_share`).
 
 ``dumps_checked`` turns a pickling failure into an error naming the node and the
 object that cannot travel, which is what a user needs to fix it.
@@ -26,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crewgraph.errors import ConfigurationError
+from crewgraph.graph.node_prefix import NodePrefix
 
 __all__ = ["EMBEDDED_MEMORY_MESSAGE", "StepPickler", "dumps_checked", "dumps_reply", "loads"]
 
@@ -62,11 +65,15 @@ class StepPickler:
     """
 
     def __init__(
-        self, host_llm: Callable[[Any], Any] | None = None, share_limiter: Callable[[Any], Any] | None = None
+        self, host_llm: Callable[[Any], Any] | None = None, share_limiter: Callable[[Any], Any] | None = None,
+        share_prefix: Callable[[Any], Any] | None = None,
     ) -> None:
-        """Without ``host_llm``/``share_limiter`` (a worker's reply) only locks are swapped."""
+        """Without ``host_llm``/``share_limiter`` (a worker's reply) only locks are swapped.
+        ``share_prefix(prefix)``: the stand-in for a ``NodePrefix`` whose entries the run's
+        host holds (see ``_context_share``), or NotImplemented."""
         self._host_llm = host_llm
         self._share_limiter = share_limiter
+        self._share_prefix = share_prefix
         self._inner: Any = None
         self._configs: dict[int, tuple[Any, str, bytes]] = {}
         cloudpickle = _cloudpickle()
@@ -90,6 +97,8 @@ class StepPickler:
             return (_new_rlock, ())
         if self._host_llm is None or self._share_limiter is None:
             return NotImplemented
+        if kind is NodePrefix and self._share_prefix is not None:
+            return self._share_prefix(obj)
         from crewgraph.llm.base import BaseLLM
         from crewgraph.llm.rate_limit import RPMLimiter
 

@@ -21,10 +21,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from crewgraph.distributed._chain_worker import run_remote_chain
+from crewgraph.distributed._context_share import ContextShares, shared_prefix
 from crewgraph.distributed._executor import WorkerLostError, await_ref
 from crewgraph.distributed._pickling import StepPickler, dumps_checked, loads
 from crewgraph.distributed._worker import CallPayload, StepPayload, run_remote_call, run_remote_step
 from crewgraph.errors import ConfigurationError
+from crewgraph.graph.node_prefix import NodePrefix
+from crewgraph.graph.reads import OutputText, Reads
+from crewgraph.nodes._context import PREFIX_CACHE_KEY
 
 if TYPE_CHECKING:
     from crewgraph.distributed._executor import RayExecutor
@@ -41,6 +45,10 @@ METHOD_KINDS = frozenset({"flow_method", "router"})
 """Flow methods: the bookkeeping stays on the driver, the method's own call is shipped."""
 
 _FLOW_RUN_KEY = "crewgraph.flow"
+_DRIVER_EXTRAS = frozenset({_FLOW_RUN_KEY, PREFIX_CACHE_KEY})
+"""Run-state extras that stay on the driver: the flow's run state (a flow method's call ships
+its own slice), and the default context's built text (a cache of this process; a worker keeps
+its own, see ``_context_share``)."""
 _sessions = itertools.count(1)
 _REMOTES: dict[str, Any] = {}
 
@@ -85,7 +93,8 @@ class RaySession:
         self._tools: dict[tuple[Any, str], Any] = {}
         """The driver's tool objects by (agent role, name): tool calls a worker spawned come back
         with copies, and a tool's usage count must be counted on one object."""
-        self._pickler = StepPickler(self._host_llm, self._share_limiter)
+        self._shares = ContextShares(self.id)
+        self._pickler = StepPickler(self._host_llm, self._share_limiter, self._share_prefix)
         self._step_fn = _remote(ray, run_remote_step)
         self._call_fn = _remote(ray, run_remote_call)
         self._chain_fn = _remote(ray, run_remote_chain)
@@ -118,7 +127,7 @@ class RaySession:
         if memory is not None:
             dumps_checked(self._pickler, memory, "the crew's memory")
         if state is not None:
-            extras = {k: v for k, v in state.extras.items() if k != _FLOW_RUN_KEY}
+            extras = {k: v for k, v in state.extras.items() if k not in _DRIVER_EXTRAS}
             dumps_checked(self._pickler, extras, "the run's settings (hooks, input provider)")
             dumps_checked(self._pickler, state.limiters, "the run's rate limiters")
         dumps_checked(self._pickler, _global_hooks(), "the global execution hooks")
@@ -140,6 +149,7 @@ class RaySession:
             from crewgraph.distributed._hosted import host_actor
 
             self._host = host_actor(self.ray, fresh=True)
+            self._shares.clear()  # the new host holds no shared context
             return self.ray.get(getattr(self._host, method).remote(*args), timeout=60)
 
     def _host_llm(self, obj: Any) -> Any:
@@ -169,6 +179,12 @@ class RaySession:
             entry = self._windows[id(obj)] = (obj, key)
         return (ClusterLimiter, (self._host_name, entry[1], obj.max_rpm, obj.period))
 
+    def _share_prefix(self, prefix: NodePrefix) -> Any:
+        pool = self._shares.sent(prefix)
+        if pool is None:
+            return NotImplemented
+        return (shared_prefix, (self._host_name, pool.key, len(prefix)))
+
     # ------------------------------------------------------------------ steps
     async def run_step(self, node: Node, ctx: NodeContext) -> NodeResult:
         if not ships(node):
@@ -185,40 +201,74 @@ class RaySession:
                 return self._apply(ctx, reply, self._driver_tool(node))
         return await self._run_chain(node, ctx)
 
-    def _payload(self, node: Node, ctx: NodeContext) -> tuple[Node, Any, StepPayload]:
-        """What a step ships with: the node (with the driver's own tool object) and the slice
-        of the run it reads."""
+    def _payload(self, node: Node, ctx: NodeContext, chain: Mapping[str, Node] | None = None
+                 ) -> tuple[Node, Any, StepPayload, list[Any]]:
+        """What a step ships with: the node (with the driver's own tool object), the slice of
+        the run it reads (``Node.reads``: of the nodes chained after it too), and the host's
+        appends its Ray task must wait for."""
         state = ctx.state
         tool = self._driver_tool(node)
         if tool is not None and tool is not getattr(node, "tool", None):
             node = dataclasses.replace(node, tool=tool)  # type: ignore[call-arg]
+        upstream, results, shared = self._reads(node, ctx, tuple((chain or {}).values()))
         payload = StepPayload(
             node=node,
             run_id=ctx.run_id,
             inputs=ctx.inputs,
-            upstream=ctx.upstream,
-            results=dict(ctx.results),
+            upstream=upstream,
+            results=results,
             llm=ctx.llm,
             memory=ctx.memory,
             tool_cache=dict(state.tool_cache),
             limiters=dict(state.limiters),
-            extras={k: v for k, v in state.extras.items() if k != _FLOW_RUN_KEY},
+            extras={k: v for k, v in state.extras.items() if k not in _DRIVER_EXTRAS},
             streaming=state.stream is not None,
             resume=ctx.resume,
             spawned=ctx.spawned,
             attempt=ctx.attempt,
             trigger=ctx.trigger,
             global_hooks=_global_hooks(),
+            shared=shared,
         )
-        return node, tool, payload
+        return node, tool, payload, self._shares.pending(self.ray)
+
+    def _reads(self, node: Node, ctx: NodeContext, chain: tuple[Node, ...]
+               ) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, str]]]:
+        """The upstream, results and shared context pools a step ships: what ``node.reads()``
+        (and each chained node's) names, beyond the upstream; an upstream output the node
+        reads only as text travels as its ``OutputText``."""
+        upstream = ctx.upstream
+        results: dict[str, Any] = {}
+        shared: list[tuple[str, str]] = []
+        own = node.reads()
+        own_pool: Any = None
+        for reads in (own, *(other.reads() for other in chain)):
+            for nid in reads.outputs:
+                if nid not in upstream and (value := ctx.results.get(nid)) is not None:
+                    results[nid] = value
+            texts = reads.texts
+            if not texts:
+                continue
+            if isinstance(texts, NodePrefix):
+                pool = self._shares.extend(texts, ctx.output_of, self._host_actor())
+                if pool is not None:
+                    if (self._host_name, pool.key) not in shared:
+                        shared.append((self._host_name, pool.key))
+                    if reads is own:
+                        own_pool = pool
+                    continue
+            for nid in texts:
+                if nid not in upstream and nid not in results and (value := ctx.results.get(nid)) is not None:
+                    results[nid] = OutputText.of(value, nid)
+        return _as_text(upstream, own, own_pool), results, shared
 
     async def _run_alone(self, node: Node, ctx: NodeContext) -> NodeResult:
         """One step, one Ray task (``RayExecutor(batch_chains=False)``)."""
-        node, tool, payload = self._payload(node, ctx)
+        node, tool, payload, waits = self._payload(node, ctx)
         what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
         data = dumps_checked(self._pickler, payload, what)
         self.executor.count_dispatch()
-        ref = self._step_fn.options(**self.executor.step_options(node)).remote(data)
+        ref = self._step_fn.options(**self.executor.step_options(node)).remote(data, *waits)
         reply = loads(await self._await(ref, what, node.id))
         return self._apply(ctx, reply, tool)
 
@@ -227,8 +277,6 @@ class RaySession:
         from crewgraph.distributed._chain import ChainBatch
         from crewgraph.distributed._chain_worker import ChainPayload
 
-        node, tool, payload = self._payload(node, ctx)
-        what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
         options = self.executor.step_options(node)
 
         def joins(other: Any) -> bool:
@@ -239,13 +287,15 @@ class RaySession:
         while (following := self._chain_nodes.get(current)) is not None and joins(following):
             chain[current] = following
             current = following.id
+        node, tool, payload, waits = self._payload(node, ctx, chain)
+        what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
         data = dumps_checked(self._pickler, ChainPayload(first=payload, chain=chain, options=options,
                                                          executor=self.executor), what)
         batch = ChainBatch(node.id, chain, joins, self._route, self._unroute)
         self._live.add(batch)
         batch.on_end = self._forget
         self.executor.count_dispatch()
-        generator = self._chain_fn.options(**options).remote(data)
+        generator = self._chain_fn.options(**options).remote(data, *waits)
         batch.start(generator, loads, lambda exc: self._failure(exc, what, node.id), self._cancel_ref)
         reply = await batch.take(node.id, ctx)
         if reply is None:
@@ -350,6 +400,8 @@ class RaySession:
             return
         host, self._host = self._host, None
         keys = [key for _, key in self._hosted.values()] + [key for _, key in self._windows.values()]
+        keys += self._shares.keys
+        self._shares.clear()
         try:
             for obj, key in self._hosted.values():
                 state = loads(self.ray.get(host.export.remote(key), timeout=30))
@@ -371,6 +423,32 @@ class _RemoteMethod:
 
     async def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return await self._session.call_method(self._node, self._run_id, args, kwargs)
+
+
+def _as_text(upstream: dict[str, Any], reads: Reads, pool: Any) -> dict[str, Any]:
+    """The upstream a step ships: the outputs its node reads whole (``reads.upstream``, None:
+    all; and ``reads.outputs``), and those it reads only as text (``reads.texts``) as their
+    ``OutputText`` (a ``TaskOutput`` carries its whole prompt), or not at all when the text is
+    in a shared pool (``pool``: the worker reads it there); not the others."""
+    texts = reads.texts
+    if not upstream or (not texts and reads.upstream is None):
+        return upstream
+    whole = set(reads.outputs)
+    if reads.upstream is not None:
+        whole.update(reads.upstream)
+    names: Any = set(texts) if texts and pool is None else ()
+    length = len(texts)
+    shipped: dict[str, Any] = {}
+    for nid, value in upstream.items():
+        if nid in whole or value is None:
+            shipped[nid] = value
+        elif pool is not None and pool.index.get(nid, length) < length:
+            continue  # by position, not a scan of the prefix
+        elif nid in names:
+            shipped[nid] = OutputText.of(value, nid)
+        elif reads.upstream is None:
+            shipped[nid] = value
+    return shipped
 
 
 def _global_hooks() -> dict[str, list[Any]]:

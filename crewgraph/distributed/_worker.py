@@ -44,6 +44,9 @@ class StepPayload:
     trigger: str | None
     global_hooks: dict[str, list[Any]] = field(default_factory=dict)
     """The driver's global execution hooks (registered by decorators there), by kind."""
+    shared: list[tuple[str, str]] = field(default_factory=list)
+    """(host actor, pool key) of each shared default-context pool the step reads: their texts
+    join ``results`` here (see ``_context_share``; fetched while the node was unpickled)."""
 
 
 @dataclass
@@ -121,8 +124,9 @@ def _prepare_worker() -> None:
     install_endpoint_limits()
 
 
-def run_remote_step(data: bytes) -> bytes:
-    """The Ray task: run one step described by ``data`` (a pickled StepPayload)."""
+def run_remote_step(data: bytes, *waits: Any) -> bytes:
+    """The Ray task: run one step described by ``data`` (a pickled StepPayload). ``waits``:
+    the host's appends of shared context (Ray starts the task once they are done)."""
     _prepare_worker()
     from crewgraph._internal.run_context import run_scope
     from crewgraph.distributed._pickling import loads
@@ -133,7 +137,8 @@ def run_remote_step(data: bytes) -> bytes:
         with run_scope(step.run_id), _driver_hooks(step.global_hooks):
             reply = _loop().run_until_complete(
                 one_step(step, shared, step.node, upstream=step.upstream, resume=step.resume,
-                         spawned=step.spawned, attempt=step.attempt, trigger=step.trigger))
+                         spawned=step.spawned, attempt=step.attempt, trigger=step.trigger,
+                         results=results_of(step)))
     finally:
         _drain(step.memory)
     reply.tool_cache = {k: v for k, v in shared.tool_cache.items() if k not in step.tool_cache}
@@ -144,7 +149,28 @@ def _shared_state(step: StepPayload) -> Any:
     """The run state the steps of one Ray task share (their own copies of the driver's)."""
     from crewgraph.graph.run_state import RunState
 
-    return RunState(tool_cache=dict(step.tool_cache), limiters=dict(step.limiters), extras=dict(step.extras))
+    extras = dict(step.extras)
+    if step.shared:
+        from crewgraph.distributed._context_share import worker_pool
+        from crewgraph.nodes._context import PREFIX_CACHE_KEY
+
+        # this worker's built text of the pool: the run's next task here extends it
+        extras[PREFIX_CACHE_KEY] = worker_pool(*step.shared[0]).built
+    return RunState(tool_cache=dict(step.tool_cache), limiters=dict(step.limiters), extras=extras)
+
+
+def results_of(step: StepPayload, own: dict[str, Any] | None = None) -> Any:
+    """The step's ``ctx.results``: what the driver sent (``own``: a copy of it), then the
+    shared context texts of this worker's pools."""
+    results = step.results if own is None else own
+    if not step.shared:
+        return results
+    from collections import ChainMap
+
+    from crewgraph.distributed._context_share import SharedTexts, worker_pool
+
+    pools = [worker_pool(host, key).texts for host, key in step.shared]
+    return SharedTexts(results, pools[0] if len(pools) == 1 else ChainMap(*pools))
 
 
 async def one_step(

@@ -5,6 +5,7 @@ from crewgraph.graph.execution_graph import NON_EXECUTION_EDGES, ExecutionGraph
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.graph.reads import OutputText, Reads
 from crewgraph.graph.run_record import RunGraph, RunRecord
 from crewgraph.graph.run_state import RunState
 
@@ -15,6 +16,8 @@ __all__ = [
     "NodeContext",
     "NodePrefix",
     "NodeResult",
+    "OutputText",
+    "Reads",
     "RetryPolicy",
     "RunGraph",
     "RunRecord",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from crewgraph.graph.policies import NO_RETRY, NO_TIMEOUT, RetryPolicy, TimeoutPolicy
+from crewgraph.graph.reads import NO_READS, Reads
 from crewgraph.outputs import UsageMetrics
 
 if TYPE_CHECKING:
@@ -76,6 +77,13 @@ class Node(ABC):
     @abstractmethod
     async def run(self, ctx: NodeContext) -> NodeResult:
         """Run one step of this node."""
+
+    def reads(self) -> Reads:
+        """What ``run`` reads of other nodes' outputs beyond its upstream (read whole): see
+        :mod:`crewgraph.graph.reads`. Default: nothing. A node that reads ``ctx.results`` or
+        ``ctx.output_of`` of a node must name it here: an executor that ships the step to
+        another process (Ray) sends only what this says (and the upstream)."""
+        return NO_READS
 
     @classmethod
     def assemble(cls: type[_N], **values: Any) -> _N:

@@ -19,20 +19,26 @@ from typing import Any
 from crewgraph._internal.shared_prompt import ContextRef
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node_prefix import NodePrefix
+from crewgraph.graph.reads import OutputText
 from crewgraph.nodes._prompts import CONTEXT_SEPARATOR, format_context
 
-__all__ = ["context_entry", "prefix_context", "prefix_context_ref"]
+__all__ = ["PREFIX_CACHE_KEY", "context_entry", "prefix_context", "prefix_context_ref"]
 
-_CACHE_KEY = "_prefix_context"
+PREFIX_CACHE_KEY = "_prefix_context"
+"""``RunState.extras`` key of the built prefix texts (a cache of this process: never shipped)."""
+_CACHE_KEY = PREFIX_CACHE_KEY
 
 
 def context_entry(ctx: NodeContext, node_id: str) -> tuple[str, str] | None:
-    """(task name, raw text) of one context node's output, or None if it has none yet."""
+    """(task name, raw text) of one context node's output, or None if it has none yet.
+
+    This is all a context reads of an output (``Reads.texts``): an executor may hand the
+    step an :class:`OutputText` in the output's place, which gives the same pair."""
     output: Any = ctx.output_of(node_id)
     if output is None:
         return None
-    name = getattr(output, "name", None) or getattr(output, "summary", "") or node_id
-    return name, getattr(output, "raw", str(output))
+    text = OutputText.of(output, node_id)
+    return text.name, text.raw
 
 
 def prefix_context(ctx: NodeContext, prefix: NodePrefix) -> str:

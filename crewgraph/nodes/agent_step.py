@@ -35,6 +35,7 @@ from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.graph.reads import Reads
 from crewgraph.hooks.types import HookAgent, HookTask
 from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
@@ -182,6 +183,13 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     """The agent's ``multimodal``: it may be sent images, PDFs and audio (checked at compile time)."""
     """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
     retry: RetryPolicy = _STEP_RETRY
+
+    def reads(self) -> Reads:
+        """Its memory, knowledge, reasoning and plan nodes (upstream, whole), and its context
+        tasks' outputs as text only (``context_entry``); a redo reuses its first prompt
+        (``base_messages``) and reads no context."""
+        whole = tuple(n for n in (self.memory_node, self.knowledge_node, self.reasoning_node, self.plan_node) if n)
+        return Reads(upstream=whole, texts=() if self.base_messages else self.context_nodes)
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         token = execution_vars.current_task_id.set(self.task_id)

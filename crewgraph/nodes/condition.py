@@ -21,6 +21,7 @@ from crewgraph._internal.interpolate import interpolate
 from crewgraph.errors import ConfigurationError
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
+from crewgraph.graph.reads import Reads
 from crewgraph.outputs import OutputFormat, TaskOutput
 
 __all__ = ["RUN", "SKIP", "ConditionNode", "TaskResultNode", "is_skipped"]
@@ -41,6 +42,10 @@ class ConditionNode(Node):
     description: str
     expected_output: str = ""
     agent_role: str = ""
+
+    def reads(self) -> Reads:
+        """The previous task's output, whole (the user's condition gets it), upstream or not."""
+        return Reads(outputs=(self.previous,))
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         previous = ctx.output_of(self.previous)

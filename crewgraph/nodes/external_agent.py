@@ -25,6 +25,7 @@ from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
 from crewgraph.graph.node_prefix import NodePrefix
+from crewgraph.graph.reads import Reads
 from crewgraph.nodes._context import context_entry, prefix_context
 from crewgraph.nodes._prompts import format_context
 from crewgraph.outputs import TaskOutput
@@ -55,6 +56,10 @@ class ExternalAgentNode(Node):
     method: str = "execute_task"
     """The agent's method this node calls: ``execute_task``, or ``aexecute_task`` when that is the
     one a subclass overrides (the compiler decides)."""
+
+    def reads(self) -> Reads:
+        """Its memory node (upstream, whole), its context tasks' outputs as text only."""
+        return Reads(upstream=(self.memory_node,) if self.memory_node else (), texts=self.context_nodes)
 
     async def run(self, ctx: NodeContext) -> NodeResult:
         task = self.task.model_copy(
