@@ -15,8 +15,9 @@ this process's user+sys time for the kickoff (``getrusage``: pickling and Ray's 
 - ``default``: CrewAI's default context (every earlier output feeds the next task);
 - ``empty``: ``context=[]``.
 
-The model is a FakeLLM hosted in one actor; only the driver's outgoing bytes are counted
-(the replies are not).
+The model is a FakeLLM hosted in one actor. "KB back" counts the replies the driver
+unpickles (``session.loads`` wrapped: each step's result, its events and model-call records,
+its new tool-cache entries); "last task" is the mean of the last 10 tasks' replies.
 
 Run: ``cd /tmp && PYTHONPATH=<tree> <tree>/.venv/bin/python <tree>/scripts/bench_ray_payload.py
 [--sizes 200,1000] [--shapes default,empty]``
@@ -87,6 +88,16 @@ def main() -> None:
         return data
 
     session.dumps_checked = counting
+    back: list[int] = []
+    original_loads = session.loads
+
+    def unpickling(data: bytes) -> Any:
+        reply = original_loads(data)
+        if hasattr(reply, "events"):
+            back.append(len(data))
+        return reply
+
+    session.loads = unpickling
     t = time.perf_counter()
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
              _node_ip_address="127.0.0.1")
@@ -94,11 +105,13 @@ def main() -> None:
     executor = RayExecutor(num_cpus_per_node=0.5)
     _crew(4, "default").kickoff(executor=executor)  # warm the workers
     print("| shape | N | Ray tasks/task | KB sent per task (mean) | of which results / extras "
-          "| KB sent by the last task | MB sent by the crew | host appends, MB | driver CPU s | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| KB sent by the last task | MB sent by the crew | host appends, MB | KB back per task (mean) "
+          "| KB back, last task | driver CPU s | wall s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for shape in args.shapes.split(","):
         for n in (int(s) for s in args.sizes.split(",")):
             sent.clear()
+            back.clear()
             appended[0] = 0
             before = executor.dispatches
             start = time.perf_counter()
@@ -113,7 +126,8 @@ def main() -> None:
             ext = sum(s[2] for s in sent) / len(sent)
             print(f"| {shape} | {n} | {(executor.dispatches - before) / n:g} | {total / n / 1024:.1f} "
                   f"| {res / 1024:.2f} / {ext / 1024:.2f} | {sent[-1][0] / 1024:.1f} | {total / 2**20:.2f} "
-                  f"| {appended[0] / 2**20:.2f} | {cpu:.1f} | {wall:.1f} |", flush=True)
+                  f"| {appended[0] / 2**20:.2f} | {sum(back) / n / 1024:.1f} "
+                  f"| {sum(back[-10:]) / len(back[-10:]) / 1024:.1f} | {cpu:.1f} | {wall:.1f} |", flush=True)
     ray.shutdown()
 
 

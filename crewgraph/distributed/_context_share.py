@@ -15,6 +15,12 @@ bytes per task stop growing with the run.
 
 Ordering: a step's Ray task takes the host's pending appends as arguments, so it starts
 only once the entries it names are on the host.
+
+On the way back the same holds: a task's prompt, kept in its ``TaskOutput.messages`` and in
+the run graph's model-call record, holds its context as a ``ContextRef`` over the worker's
+entry list of a pool. The reply pickles such a ref as (pool key, count) and the driver
+rebuilds it over its own entry list of that pool (the same texts, made as the worker makes
+them: ``entry_text``), so a reply does not grow with the tasks before it either.
 """
 
 from __future__ import annotations
@@ -25,10 +31,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from crewgraph._internal.shared_prompt import ContextRef
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.reads import OutputText
+from crewgraph.nodes._context import entry_text
 
-__all__ = ["ContextShares", "SharedTexts", "shared_prefix", "worker_pool"]
+__all__ = ["ContextShares", "SharedTexts", "driver_context", "shared_prefix", "worker_entry_lists", "worker_pool"]
 
 
 @dataclass
@@ -39,6 +47,13 @@ class _DriverPool:
     sent: int = 0
     index: dict[str, int] = field(default_factory=dict)
     """Node id -> its position in the pool, for the ids sent."""
+    entries: list[str] = field(default_factory=list)
+    """The context entry text of each id sent (as a worker's ``prefix_context`` makes it): the
+    list the refs in the replies are rebuilt over."""
+
+
+_DRIVER_ENTRIES: dict[str, list[str]] = {}
+"""Pool key -> the driver's entry list, while its session lasts (read by ``driver_context``)."""
 
 
 class ContextShares:
@@ -49,6 +64,9 @@ class ContextShares:
         self._pools: dict[int, _DriverPool] = {}
         self._pending: list[Any] = []
         """Refs of appends not yet seen done: the next step waits for them."""
+        self._made = 0
+        self._keys: list[str] = []
+        """Every pool key made (a host lost mid-run means new pools, under new keys)."""
 
     @property
     def keys(self) -> list[str]:
@@ -59,7 +77,8 @@ class ContextShares:
         only those it lacks); None when an output is missing (the step is then sent its texts)."""
         pool = self._pools.get(prefix.pool_id)
         if pool is None:
-            pool = _DriverPool(f"{self._session_id}:ctx{len(self._pools) + 1}", prefix._pool)
+            self._made += 1
+            pool = _DriverPool(f"{self._session_id}:ctx{self._made}", prefix._pool)
         wanted = len(prefix)
         if pool.sent >= wanted:
             return pool
@@ -70,10 +89,14 @@ class ContextShares:
             if output is None:  # not there (a restored run without it): no shared list
                 return None
             items.append((nid, OutputText.of(output, nid)))
-        self._pools[prefix.pool_id] = pool
+        if prefix.pool_id not in self._pools:
+            self._pools[prefix.pool_id] = pool
+            self._keys.append(pool.key)
+            _DRIVER_ENTRIES[pool.key] = pool.entries
         self._pending.append(host.extend_context.remote(pool.key, pool.sent, items))
-        for offset, (nid, _) in enumerate(items):
+        for offset, (nid, text) in enumerate(items):
             pool.index[nid] = pool.sent + offset
+            pool.entries.append(entry_text(text.name, text.raw))
         pool.sent = wanted
         return pool
 
@@ -90,8 +113,26 @@ class ContextShares:
         return list(self._pending)
 
     def clear(self) -> None:
+        """The host holds none of the pools any more (a new host): they start again, under new keys."""
         self._pools.clear()
         self._pending.clear()
+
+    def forget(self) -> None:
+        """The session ended: no reply will name these pools again."""
+        self.clear()
+        for key in self._keys:
+            _DRIVER_ENTRIES.pop(key, None)
+        self._keys.clear()
+
+
+def driver_context(key: str, count: int, separator: str) -> ContextRef:
+    """On the driver: a worker's ref to the first ``count`` entries of pool ``key``, over the
+    driver's own entry list of that pool."""
+    entries = _DRIVER_ENTRIES.get(key)
+    if entries is None or len(entries) < count:
+        held = "none" if entries is None else len(entries)
+        raise LookupError(f"shared context {key!r}: a reply refers to {count} entries, the driver holds {held}")
+    return ContextRef(entries, count, separator)
 
 
 # ---------------------------------------------------------------------- on the host actor
@@ -165,6 +206,14 @@ def worker_pool(host: str, key: str, length: int | None = None) -> WorkerPool:
             pool.ids.extend(ids)
             pool.texts.update(zip(ids, texts, strict=True))
         return pool
+
+
+def worker_entry_lists() -> dict[int, str]:
+    """On a worker: ``id`` of each entry list its pools' built contexts hold -> the pool's key
+    (what a reply's refs over them are sent back as)."""
+    with _POOLS_LOCK:
+        return {id(built[2]): key for (_, key), pool in _POOLS.items()
+                for built in pool.built.values() if len(built) == 3}
 
 
 def shared_prefix(host: str, key: str, length: int) -> NodePrefix:

@@ -27,6 +27,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from crewgraph._internal.shared_prompt import (
+    CompactMessage,
+    ContextRef,
+    compact_message,
+    compact_parts,
+)
 from crewgraph.errors import ConfigurationError
 from crewgraph.graph.node_prefix import NodePrefix
 
@@ -66,14 +72,17 @@ class StepPickler:
 
     def __init__(
         self, host_llm: Callable[[Any], Any] | None = None, share_limiter: Callable[[Any], Any] | None = None,
-        share_prefix: Callable[[Any], Any] | None = None,
+        share_prefix: Callable[[Any], Any] | None = None, entry_lists: dict[int, str] | None = None,
     ) -> None:
-        """Without ``host_llm``/``share_limiter`` (a worker's reply) only locks are swapped.
-        ``share_prefix(prefix)``: the stand-in for a ``NodePrefix`` whose entries the run's
-        host holds (see ``_context_share``), or NotImplemented."""
+        """Without ``host_llm``/``share_limiter`` (a worker's reply) only locks are swapped,
+        and context refs over a pool's entry list (``entry_lists``: ``id`` of the list -> pool
+        key) go as the pool's key and a count. ``share_prefix(prefix)``: the stand-in for a
+        ``NodePrefix`` whose entries the run's host holds (see ``_context_share``), or
+        NotImplemented."""
         self._host_llm = host_llm
         self._share_limiter = share_limiter
         self._share_prefix = share_prefix
+        self._entry_lists = entry_lists
         self._inner: Any = None
         self._configs: dict[int, tuple[Any, str, bytes]] = {}
         cloudpickle = _cloudpickle()
@@ -96,7 +105,7 @@ class StepPickler:
         if kind is _RLOCK:
             return (_new_rlock, ())
         if self._host_llm is None or self._share_limiter is None:
-            return NotImplemented
+            return NotImplemented if self._entry_lists is None else self._shared_ref(obj, kind)
         if kind is NodePrefix and self._share_prefix is not None:
             return self._share_prefix(obj)
         from crewgraph.llm.base import BaseLLM
@@ -118,6 +127,23 @@ class StepPickler:
                 raise _Refused(EMBEDDED_MEMORY_MESSAGE)
             # its configuration travels; the worker opens its own client to the same server
             return (_rebuild_model, (type(obj), {name: getattr(obj, name) for name in type(obj).model_fields}))
+        return NotImplemented
+
+    def _shared_ref(self, obj: Any, kind: type) -> Any:
+        """A reply's kept prompt whose context is a ref over a pool's entry list: as the ref
+        (a ``CompactMessage`` pickles as its plain text otherwise), the ref as (key, count)."""
+        lists = self._entry_lists
+        assert lists is not None
+        if kind is ContextRef:
+            key = lists.get(id(obj.parts))
+            if key is not None:
+                from crewgraph.distributed._context_share import driver_context
+
+                return (driver_context, (key, obj.count, obj.separator))
+        elif kind is CompactMessage:
+            parts = compact_parts(obj)
+            if parts is not None and id(parts[1].parts) in lists:
+                return (compact_message, parts)
         return NotImplemented
 
     def _configured(self, llm: Any) -> Any:
@@ -192,7 +218,9 @@ def find_unpicklable(pickler: StepPickler, obj: Any, path: str = "", depth: int 
 
 def dumps_reply(reply: Any) -> bytes:
     """Pickle a worker's reply; an exception that cannot travel goes as its type and message."""
-    pickler = StepPickler()
+    from crewgraph.distributed._context_share import worker_entry_lists
+
+    pickler = StepPickler(entry_lists=worker_entry_lists() or None)
     try:
         return pickler.dumps(reply)
     except Exception:

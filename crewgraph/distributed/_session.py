@@ -24,7 +24,13 @@ from crewgraph.distributed._chain_worker import run_remote_chain
 from crewgraph.distributed._context_share import ContextShares, shared_prefix
 from crewgraph.distributed._executor import WorkerLostError, await_ref
 from crewgraph.distributed._pickling import StepPickler, dumps_checked, loads
-from crewgraph.distributed._worker import CallPayload, StepPayload, run_remote_call, run_remote_step
+from crewgraph.distributed._worker import (
+    CallPayload,
+    StepPayload,
+    TraceCall,
+    run_remote_call,
+    run_remote_step,
+)
 from crewgraph.errors import ConfigurationError
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.reads import OutputText, Reads
@@ -229,6 +235,7 @@ class RaySession:
             trigger=ctx.trigger,
             global_hooks=_global_hooks(),
             shared=shared,
+            listened=_listened(ctx),
         )
         return node, tool, payload, self._shares.pending(self.ray)
 
@@ -325,8 +332,15 @@ class RaySession:
         if reply.chunks and state.stream is not None:
             for chunk in reply.chunks:
                 state.stream(chunk)
+        tracer: Any = None
         for event in reply.events:
-            ctx.emit(event)
+            if type(event) is TraceCall:  # a model call recorded on the worker, for the run graph
+                if tracer is None:
+                    tracer = getattr(ctx.emit, "llm_tracer", None)
+                if tracer is not None:
+                    getattr(tracer, event.method)(*event.args, **event.kwargs)
+            else:
+                ctx.emit(event)
         if reply.tool_cache:
             with state.lock:
                 state.tool_cache.update(reply.tool_cache)
@@ -401,7 +415,7 @@ class RaySession:
         host, self._host = self._host, None
         keys = [key for _, key in self._hosted.values()] + [key for _, key in self._windows.values()]
         keys += self._shares.keys
-        self._shares.clear()
+        self._shares.forget()
         try:
             for obj, key in self._hosted.values():
                 state = loads(self.ray.get(host.export.remote(key), timeout=30))
@@ -449,6 +463,12 @@ def _as_text(upstream: dict[str, Any], reads: Reads, pool: Any) -> dict[str, Any
         elif reads.upstream is None:
             shipped[nid] = value
     return shipped
+
+
+def _listened(ctx: NodeContext) -> Any:
+    """Who listens on this side, for the worker to build only the events someone takes."""
+    listened = getattr(ctx.emit, "listened", None)
+    return listened() if callable(listened) else None
 
 
 def _global_hooks() -> dict[str, list[Any]]:

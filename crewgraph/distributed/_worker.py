@@ -18,9 +18,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["CallPayload", "CallReply", "StepPayload", "StepReply", "one_step", "run_remote_call", "run_remote_step"]
+__all__ = [
+    "CallPayload", "CallReply", "StepPayload", "StepReply", "TraceCall", "one_step", "run_remote_call",
+    "run_remote_step",
+]
 
 
 @dataclass
@@ -47,6 +50,9 @@ class StepPayload:
     shared: list[tuple[str, str]] = field(default_factory=list)
     """(host actor, pool key) of each shared default-context pool the step reads: their texts
     join ``results`` here (see ``_context_share``; fetched while the node was unpickled)."""
+    listened: Any = None
+    """Who listens on the driver (an ``events._listened.ListenedKinds``): the step builds only
+    the events someone there receives. None: every event is built and sent back."""
 
 
 @dataclass
@@ -87,19 +93,59 @@ class CallReply:
     pid: int = 0
 
 
+class TraceCall(NamedTuple):
+    """One call of the run graph's model-call recorder made on a worker, replayed on the driver
+    (in order with the events: a call's start and end may come one each way)."""
+
+    method: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+class _TraceLog:
+    """The worker's stand-in for the driver's ``LLMCallTracer``: ``call_llm`` records a call
+    here when no handler wants its event, and the driver's recorder gets the same calls."""
+
+    __slots__ = ("_into",)
+
+    def __init__(self, into: list[Any]) -> None:
+        self._into = into
+
+    def started(self, *args: Any, **kwargs: Any) -> None:
+        self._into.append(TraceCall("started", args, kwargs))
+
+    def completed(self, *args: Any, **kwargs: Any) -> None:
+        self._into.append(TraceCall("completed", args, kwargs))
+
+    def failed(self, *args: Any, **kwargs: Any) -> None:
+        self._into.append(TraceCall("failed", args, kwargs))
+
+    def retried(self, *args: Any, **kwargs: Any) -> None:
+        self._into.append(TraceCall("retried", args, kwargs))
+
+
 class _Collector:
-    """The worker's ``ctx.emit``: keeps every event for the driver (which knows who listens)."""
+    """The worker's ``ctx.emit``: keeps the events for the driver, building only those the
+    driver said someone listens to (``listened``; None: all of them)."""
 
-    __slots__ = ("events",)
+    __slots__ = ("events", "listened", "llm_tracer")
 
-    def __init__(self) -> None:
+    def __init__(self, listened: Any = None) -> None:
         self.events: list[Any] = []
+        self.listened = listened
+        self.llm_tracer: _TraceLog | None = (
+            _TraceLog(self.events) if listened is not None and listened.traced else None)
 
     def __call__(self, event: Any) -> None:
         self.events.append(event)
 
     def wants(self, event_type: Any) -> bool:
-        return True
+        listened = self.listened
+        return True if listened is None else bool(listened.wants(event_type))
+
+    def listens(self, event_type: Any) -> bool:
+        listened = self.listened
+        return True if listened is None else bool(listened.listens(event_type))
 
 
 _LOOP: asyncio.AbstractEventLoop | None = None
@@ -191,7 +237,7 @@ async def one_step(
     from crewgraph.graph.context import NodeContext
     from crewgraph.graph.run_state import RunState
 
-    emit = _Collector()
+    emit = _Collector(step.listened)
     chunks: list[Any] = []
     state = RunState(tool_cache=shared.tool_cache, limiters=shared.limiters, extras=shared.extras,
                      lock=shared.lock)

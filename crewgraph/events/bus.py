@@ -157,6 +157,7 @@ class CrewGraphEventsBus:
         self._handlers: dict[type[BaseEvent], list[EventHandler]] = {}
         self._deps: dict[EventHandler, tuple[EventHandler, ...]] = {}
         self._plan_cache: dict[type[BaseEvent], _Plan] = {}
+        self._handled: frozenset[type[BaseEvent]] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
         self._pending: set[asyncio.Future[Any]] = set()
@@ -222,7 +223,7 @@ class CrewGraphEventsBus:
                     else:
                         self._deps[handler] = before
                     raise
-            self._plan_cache.clear()
+            self._forget_plans()
 
     def off(self, event_type: type[BaseEvent], handler: EventHandler) -> None:
         """Remove a handler registered with :meth:`on`."""
@@ -232,7 +233,7 @@ class CrewGraphEventsBus:
                 handlers.remove(handler)
             if not any(handler in hs for hs in self._handlers.values()):
                 self._inline.discard(handler)
-            self._plan_cache.clear()
+            self._forget_plans()
 
     @contextlib.contextmanager
     def scoped_handlers(self) -> Iterator[None]:
@@ -242,7 +243,7 @@ class CrewGraphEventsBus:
             saved_deps = dict(self._deps)
             saved_inline = set(self._inline)
             self._handlers = {}
-            self._plan_cache.clear()
+            self._forget_plans()
         try:
             yield
         finally:
@@ -250,10 +251,24 @@ class CrewGraphEventsBus:
                 self._handlers = saved
                 self._deps = saved_deps
                 self._inline = saved_inline
-                self._plan_cache.clear()
+                self._forget_plans()
 
     def has_handlers(self, event_type: type[BaseEvent]) -> bool:
         return bool(self._plan(event_type))
+
+    def handled_types(self) -> frozenset[type[BaseEvent]]:
+        """The event classes with at least one handler (an event of a subclass reaches them too):
+        what a step sent to another process is told about who listens."""
+        handled = self._handled
+        if handled is None:
+            with self._lock:
+                handled = self._handled = frozenset(k for k, hs in self._handlers.items() if hs)
+        return handled
+
+    def _forget_plans(self) -> None:
+        """The handlers changed: what was worked out from them is stale (under ``_lock``)."""
+        self._plan_cache.clear()
+        self._handled = None
 
     # emission -----------------------------------------------------------
     def _plan_uncached(self, event_type: type[BaseEvent]) -> _Plan:

@@ -20,9 +20,9 @@ from crewgraph._internal.shared_prompt import ContextRef
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.reads import OutputText
-from crewgraph.nodes._prompts import CONTEXT_SEPARATOR, format_context
+from crewgraph.nodes._prompts import CONTEXT_SEPARATOR, entry_text, format_context
 
-__all__ = ["PREFIX_CACHE_KEY", "context_entry", "prefix_context", "prefix_context_ref"]
+__all__ = ["PREFIX_CACHE_KEY", "context_entry", "entry_text", "prefix_context", "prefix_context_ref"]
 
 PREFIX_CACHE_KEY = "_prefix_context"
 """``RunState.extras`` key of the built prefix texts (a cache of this process: never shipped)."""
@@ -74,7 +74,7 @@ def prefix_context_ref(ctx: NodeContext, prefix: NodePrefix) -> tuple[str, Conte
             if done:
                 cache[key] = (done, text, entries)
             return format_context([e for nid in prefix if (e := context_entry(ctx, nid))]), None
-        added.append(f"[{entry[0]}]\n{entry[1]}")
+        added.append(entry_text(*entry))
     entries.extend(added)
     if done and added:
         text += CONTEXT_SEPARATOR + CONTEXT_SEPARATOR.join(added)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["CONTEXT_SEPARATOR", "EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "format_context", "system_prompt", "task_prompt", "task_prompt_around"]
+__all__ = ["CONTEXT_SEPARATOR", "EMPTY_ANSWER_MESSAGE", "MAX_ITER_MESSAGE", "NO_TOOLS_MESSAGE", "entry_text", "format_context", "system_prompt", "task_prompt", "task_prompt_around"]
 
 MAX_ITER_MESSAGE = (
     "You have used the maximum number of tool calls allowed for this task. "
@@ -89,8 +89,13 @@ def task_prompt_around(
 CONTEXT_SEPARATOR = "\n\n----------\n\n"
 
 
+def entry_text(name: str, raw: str) -> str:
+    """One output in a context of several, under its task's name (joined by ``CONTEXT_SEPARATOR``)."""
+    return f"[{name}]\n{raw}"
+
+
 def format_context(outputs: list[tuple[str, str]]) -> str:
     """Outputs of context tasks, each under its task's name (a single one as it is)."""
     if len(outputs) == 1:
         return outputs[0][1]
-    return CONTEXT_SEPARATOR.join(f"[{name}]\n{text}" for name, text in outputs)
+    return CONTEXT_SEPARATOR.join(entry_text(name, text) for name, text in outputs)

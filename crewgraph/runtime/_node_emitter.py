@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.events._listened import ListenedKinds
 from crewgraph.events.base import BaseEvent
 from crewgraph.graph.node import Node
 
@@ -41,6 +42,23 @@ class NodeEmitter:
     def listens(self, event_type: type[BaseEvent]) -> bool:
         """Whether a bus handler takes events of this type (the tracer aside)."""
         return self._scheduler.bus.has_handlers(event_type)
+
+    def listened(self) -> ListenedKinds | None:
+        """Who listens, as a value a step run in another process can ask (None: this bus
+        cannot tell, so such a step builds every event)."""
+        scheduler = self._scheduler
+        handled_types = getattr(scheduler.bus, "handled_types", None)
+        if handled_types is None:
+            return None
+        handled, traced = handled_types(), scheduler.llm_tracer is not None
+        known = scheduler.listened
+        if known is not None and known[0] is handled and known[1] == traced:
+            return known[2]
+        from crewgraph.runtime.llm_trace import TRACED_EVENTS
+
+        kinds = ListenedKinds.of(handled, TRACED_EVENTS if traced else ())
+        scheduler.listened = (handled, traced, kinds)
+        return kinds
 
     @property
     def llm_tracer(self) -> Any:

@@ -137,6 +137,8 @@ class Scheduler:
         self._step: Any = None
         self.llm_tracer: Any = None
         """The run graph's LLM call recorder (a ``runtime.llm_trace.LLMCallTracer``) while active."""
+        self.listened: tuple[Any, bool, Any] | None = None
+        """The last ``NodeEmitter.listened`` answer, with the handler set and tracer state it was for."""
 
     # ------------------------------------------------------------------ events
     def emit(self, event: BaseEvent, node: Node | None = None) -> None:

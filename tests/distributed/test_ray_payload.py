@@ -166,3 +166,58 @@ def test_the_host_applies_appends_in_pool_order_whatever_order_they_arrive_in() 
     view = SharedTexts({"a": "own"}, {"a": OutputText("A", "1"), "b": OutputText("B", "2")})
     view["z"] = "chained"
     assert dict(view) == {"a": "own", "z": "chained", "b": OutputText("B", "2")} and len(view) == 3
+
+
+def _replies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Bytes of each step reply the driver unpickles."""
+    import crewgraph.distributed._session as session
+
+    sizes: list[int] = []
+    loads = session.loads
+
+    def counting(data: bytes) -> Any:
+        reply = loads(data)
+        if hasattr(reply, "events"):
+            sizes.append(len(data))
+        return reply
+
+    monkeypatch.setattr(session, "loads", counting)
+    return sizes
+
+
+def test_what_a_task_sends_back_does_not_grow_with_the_run_and_keeps_the_prompts_whole(
+    ray_cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A default-context task's prompt (in its output's messages and in the run graph's record
+    of its model call) comes back as a ref to the driver's shared texts, not as its text; read
+    on the driver, it is the prompt the model was sent, as a local run keeps it."""
+    from crewgraph._internal.shared_prompt import CompactMessage
+    from crewgraph.distributed import RayExecutor
+
+    sizes = _replies(monkeypatch)
+    last: dict[int, int] = {}
+    for n in (6, 30):
+        sizes.clear()
+        llm = FakeLLM(default=_reply)
+        out = _long_crew(llm, n, "default").kickoff(executor=RayExecutor())
+        assert len(sizes) == n
+        last[n] = sizes[-1]
+        assert sizes[-1] <= sizes[5] + 200, sizes
+        if n == 30:
+            local = _long_crew(FakeLLM(default=_reply), n, "default").kickoff()
+            for ray_task, local_task in zip(out.tasks_output, local.tasks_output, strict=True):
+                assert [dict(m) for m in ray_task.messages] == [dict(m) for m in local_task.messages]
+            kept = out.tasks_output[-1].messages[1]
+            assert type(kept) is CompactMessage and kept == _prompts(llm)[-1][1]
+            records = [r for r in out.graph.records() if r.kind == "llm"]
+            assert len(records) == n
+            last_record = max(records, key=lambda r: r.started_at or 0)
+            assert [dict(m) for m in last_record.detail["messages"]] == _prompts(llm)[-1]
+    assert last[30] <= last[6] + 200
+
+
+def test_a_reply_naming_a_pool_the_driver_does_not_hold_is_refused_by_name() -> None:
+    from crewgraph.distributed._context_share import driver_context
+
+    with pytest.raises(LookupError, match=r"shared context 'gone:ctx1': a reply refers to 3 entries"):
+        driver_context("gone:ctx1", 3, "\n\n")
