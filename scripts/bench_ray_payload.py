@@ -13,7 +13,9 @@ carries only what its node reads, and a default context's texts go to the host a
 this process's user+sys time for the kickoff (``getrusage``: pickling and Ray's client work).
 
 - ``default``: CrewAI's default context (every earlier output feeds the next task);
-- ``empty``: ``context=[]``.
+- ``empty``: ``context=[]``;
+- ``one-tool``: ``context=[]``, each task calls one tool once (its own argument), with the
+  crew's tool cache on (``Crew(cache=True)``: each call adds an entry to the run's cache).
 
 The model is a FakeLLM hosted in one actor. "KB back" counts the replies the driver
 unpickles (``session.loads`` wrapped: each step's result, its events and model-call records,
@@ -32,16 +34,28 @@ import time
 from typing import Any
 
 
+def _look_up(word: str) -> str:
+    """Look a word up."""
+    return f"{word}: " + "a meaning " * 10
+
+
 def _crew(n: int, shape: str) -> Any:
     from crewgraph import Agent, Crew, Task
-    from crewgraph.testing import FakeLLM
+    from crewgraph.testing import FakeLLM, FakeRequest, FakeToolCall
+    from crewgraph.tools import tool
 
-    agent = Agent(role="Worker", goal="answer", backstory="fast", llm=FakeLLM(default="ok " * 30),
+    def reply(request: FakeRequest) -> Any:
+        if shape == "one-tool" and request.messages[-1].get("role") != "tool":
+            return FakeToolCall("look_up", {"word": request.prompt.rsplit("task ", 1)[-1].split()[0]})
+        return "ok " * 30
+
+    tools = [tool("look_up")(_look_up)] if shape == "one-tool" else []
+    agent = Agent(role="Worker", goal="answer", backstory="fast", llm=FakeLLM(default=reply), tools=tools,
                   max_retry_limit=0, respect_context_window=False)
     ctx: dict[str, Any] = {} if shape == "default" else {"context": []}
-    tasks = [Task(name=f"t{i}", description=f"task {i}", expected_output="x", agent=agent, **ctx)
+    tasks = [Task(name=f"t{i}", description=f"task {i} of the run", expected_output="x", agent=agent, **ctx)
              for i in range(n)]
-    return Crew(agents=[agent], tasks=tasks)
+    return Crew(agents=[agent], tasks=tasks, cache=shape == "one-tool")
 
 
 def main() -> None:

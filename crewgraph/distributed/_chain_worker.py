@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from crewgraph.distributed._cache_share import new_entries
 from crewgraph.distributed._worker import (
     StepPayload,
     StepReply,
@@ -32,6 +33,7 @@ from crewgraph.distributed._worker import (
     _loop,
     _prepare_worker,
     _shared_state,
+    load_step,
     one_step,
     results_of,
 )
@@ -66,9 +68,8 @@ def run_remote_chain(data: bytes, *waits: Any) -> Iterator[bytes]:
     the host's appends of shared context (Ray starts the task once they are done)."""
     _prepare_worker()
     from crewgraph._internal.run_context import run_scope
-    from crewgraph.distributed._pickling import loads
 
-    payload: ChainPayload = loads(data)
+    payload: ChainPayload = load_step(data)
     step = payload.first
     runner = _Runner(payload)
     loop = _loop()
@@ -96,7 +97,8 @@ class _Runner:
         self.step = payload.first
         self.shared = _shared_state(self.step)
         self.results = results_of(self.step, dict(self.step.results))
-        self.sent = set(self.step.tool_cache)
+        self.sent = len(self.shared.tool_cache)
+        """How much of the cache the replies so far account for (what steps add comes after)."""
         self.out: asyncio.Queue[StepReply] = asyncio.Queue()
 
     async def next_reply(self, main: asyncio.Task[None]) -> StepReply | None:
@@ -148,8 +150,7 @@ class _Runner:
     def _put(self, reply: StepReply) -> None:
         """Queue a reply, with the tool-cache entries no earlier reply carried."""
         cache = self.shared.tool_cache
-        fresh = [k for k in cache if k not in self.sent]
-        if fresh:
-            reply.tool_cache = {k: cache[k] for k in fresh}
-            self.sent.update(fresh)
+        if len(cache) > self.sent:
+            reply.tool_cache = new_entries(cache, self.sent)
+            self.sent = len(cache)
         self.out.put_nowait(reply)

@@ -157,7 +157,7 @@ class HostContexts:
     def get(self, key: str, start: int, stop: int) -> tuple[list[str], list[OutputText]]:
         ids = self.ids.get(key, [])
         if len(ids) < stop:
-            raise LookupError(f"shared context {key!r}: {len(ids)} entries on the host, {stop} asked for")
+            raise LookupError(f"shared list {key!r}: {len(ids)} entries on the host, {stop} asked for")
         return ids[start:stop], self.texts[key][start:stop]
 
     def drop(self, keys: list[str]) -> None:
@@ -184,6 +184,18 @@ _POOLS_LOCK = threading.Lock()
 _HOST_HANDLES: dict[str, Any] = {}
 
 
+def host_handle(host: str) -> Any:
+    """On a worker: the run's host actor of that name (looked up once per worker)."""
+    handle = _HOST_HANDLES.get(host)
+    if handle is None:
+        import ray
+
+        from crewgraph.distributed._hosted import NAMESPACE
+
+        handle = _HOST_HANDLES[host] = ray.get_actor(host, namespace=NAMESPACE)
+    return handle
+
+
 def worker_pool(host: str, key: str, length: int | None = None) -> WorkerPool:
     """This worker's copy of a pool, holding at least ``length`` entries (fetched from the host)."""
     with _POOLS_LOCK:
@@ -197,12 +209,7 @@ def worker_pool(host: str, key: str, length: int | None = None) -> WorkerPool:
         if length is not None and len(pool.ids) < length:
             import ray
 
-            handle = _HOST_HANDLES.get(host)
-            if handle is None:
-                from crewgraph.distributed._hosted import NAMESPACE
-
-                handle = _HOST_HANDLES[host] = ray.get_actor(host, namespace=NAMESPACE)
-            ids, texts = ray.get(handle.context.remote(key, len(pool.ids), length), timeout=60)
+            ids, texts = ray.get(host_handle(host).context.remote(key, len(pool.ids), length), timeout=60)
             pool.ids.extend(ids)
             pool.texts.update(zip(ids, texts, strict=True))
         return pool

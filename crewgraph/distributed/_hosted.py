@@ -40,6 +40,8 @@ class _Host:
         self.objects: dict[str, Any] = {}
         self.windows: dict[str, Any] = {}
         self.contexts = HostContexts()
+        self.caches = HostContexts()
+        """The runs' tool caches, as logs of (key, pickled value) (see ``_cache_share``)."""
 
     def put(self, key: str, payload: bytes) -> None:
         from crewgraph.distributed._pickling import loads
@@ -65,6 +67,7 @@ class _Host:
             self.objects.pop(key, None)
             self.windows.pop(key, None)
         self.contexts.drop(keys)
+        self.caches.drop(keys)
 
     def extend_context(self, key: str, start: int, items: list[Any]) -> None:
         """A run's shared context texts, appended (see ``_context_share``)."""
@@ -72,6 +75,13 @@ class _Host:
 
     def context(self, key: str, start: int, stop: int) -> Any:
         return self.contexts.get(key, start, stop)
+
+    def extend_cache(self, key: str, start: int, items: list[Any]) -> None:
+        """A run's new tool-cache entries, appended (see ``_cache_share``)."""
+        self.caches.extend(key, start, items)
+
+    def cache(self, key: str, start: int, stop: int) -> Any:
+        return self.caches.get(key, start, stop)
 
     def window(self, key: str, max_rpm: int | None, period: float) -> None:
         from crewgraph.llm.rate_limit import RPMLimiter

@@ -113,6 +113,10 @@ class StepPickler:
 
         if isinstance(obj, RPMLimiter):
             return self._share_limiter(obj)
+        from crewgraph.tools.base_tool import BaseTool
+
+        if isinstance(obj, BaseTool):
+            return _marked_tool(obj)
         if isinstance(obj, BaseLLM):
             from crewgraph.distributed._hosted import HostedLLM
             from crewgraph.llm.openai_llm import LLM
@@ -165,6 +169,34 @@ class StepPickler:
         buffer = io.BytesIO()
         self._pickler_class(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
         return buffer.getvalue()
+
+
+def _marked_tool(tool: Any) -> Any:
+    """A tool as it pickles anyway, plus its instance mark for the copy to keep (its cache
+    entries are the driver instance's: ``tools._cache.sent_as``)."""
+    from crewgraph.tools._cache import instance_mark
+
+    reduced = tool.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    if not isinstance(reduced, tuple) or len(reduced) < 2 or (len(reduced) > 5 and reduced[5] is not None):
+        return NotImplemented  # a tool with its own way of being rebuilt: sent as it is
+    state = reduced[2] if len(reduced) > 2 else None
+    items = reduced[3] if len(reduced) > 3 else None
+    pairs = reduced[4] if len(reduced) > 4 else None
+    return (reduced[0], reduced[1], (state, instance_mark(tool)), items, pairs, _set_marked_state)
+
+
+def _set_marked_state(obj: Any, state: tuple[Any, str]) -> Any:
+    inner, mark = state
+    if inner is not None:
+        setstate = getattr(obj, "__setstate__", None)
+        if setstate is not None:
+            setstate(inner)
+        else:
+            obj.__dict__.update(inner)
+    from crewgraph.tools._cache import sent_as
+
+    sent_as(obj, mark)
+    return obj
 
 
 class _Refused(Exception):

@@ -20,6 +20,7 @@ import itertools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from crewgraph.distributed._cache_share import CacheShares
 from crewgraph.distributed._chain_worker import run_remote_chain
 from crewgraph.distributed._context_share import ContextShares, shared_prefix
 from crewgraph.distributed._executor import WorkerLostError, await_ref
@@ -100,6 +101,7 @@ class RaySession:
         """The driver's tool objects by (agent role, name): tool calls a worker spawned come back
         with copies, and a tool's usage count must be counted on one object."""
         self._shares = ContextShares(self.id)
+        self._caches = CacheShares(self.id)
         self._pickler = StepPickler(self._host_llm, self._share_limiter, self._share_prefix)
         self._step_fn = _remote(ray, run_remote_step)
         self._call_fn = _remote(ray, run_remote_call)
@@ -155,7 +157,8 @@ class RaySession:
             from crewgraph.distributed._hosted import host_actor
 
             self._host = host_actor(self.ray, fresh=True)
-            self._shares.clear()  # the new host holds no shared context
+            self._shares.clear()  # the new host holds no shared context, no tool cache
+            self._caches.clear()
             return self.ray.get(getattr(self._host, method).remote(*args), timeout=60)
 
     def _host_llm(self, obj: Any) -> Any:
@@ -217,6 +220,8 @@ class RaySession:
         if tool is not None and tool is not getattr(node, "tool", None):
             node = dataclasses.replace(node, tool=tool)  # type: ignore[call-arg]
         upstream, results, shared = self._reads(node, ctx, tuple((chain or {}).values()))
+        cache = self._caches.sync(state.tool_cache, state.lock, self._host_actor(), self._host_name,
+                                  self._dump_values)
         payload = StepPayload(
             node=node,
             run_id=ctx.run_id,
@@ -225,7 +230,8 @@ class RaySession:
             results=results,
             llm=ctx.llm,
             memory=ctx.memory,
-            tool_cache=dict(state.tool_cache),
+            tool_cache={},
+            cache=cache,
             limiters=dict(state.limiters),
             extras={k: v for k, v in state.extras.items() if k not in _DRIVER_EXTRAS},
             streaming=state.stream is not None,
@@ -237,7 +243,10 @@ class RaySession:
             shared=shared,
             listened=_listened(ctx),
         )
-        return node, tool, payload, self._shares.pending(self.ray)
+        return node, tool, payload, self._shares.pending(self.ray) + self._caches.pending(self.ray)
+
+    def _dump_values(self, values: list[Any]) -> list[bytes]:
+        return [dumps_checked(self._pickler, value, "a tool's cached result") for value in values]
 
     def _reads(self, node: Node, ctx: NodeContext, chain: tuple[Node, ...]
                ) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, str]]]:
@@ -414,7 +423,7 @@ class RaySession:
             return
         host, self._host = self._host, None
         keys = [key for _, key in self._hosted.values()] + [key for _, key in self._windows.values()]
-        keys += self._shares.keys
+        keys += self._shares.keys + self._caches.keys
         self._shares.forget()
         try:
             for obj, key in self._hosted.values():

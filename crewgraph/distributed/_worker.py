@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from crewgraph.distributed._cache_share import new_entries
+
 __all__ = [
     "CallPayload", "CallReply", "StepPayload", "StepReply", "TraceCall", "one_step", "run_remote_call",
     "run_remote_step",
@@ -38,6 +40,7 @@ class StepPayload:
     llm: Any
     memory: Any
     tool_cache: dict[Any, Any]
+    """The run's tool-cache entries the step starts with (empty when ``cache`` names them)."""
     limiters: dict[str, Any]
     extras: dict[str, Any]
     streaming: bool
@@ -50,6 +53,9 @@ class StepPayload:
     shared: list[tuple[str, str]] = field(default_factory=list)
     """(host actor, pool key) of each shared default-context pool the step reads: their texts
     join ``results`` here (see ``_context_share``; fetched while the node was unpickled)."""
+    cache: Any = None
+    """The run's tool cache as a log: its newest entries and where the rest are (a
+    ``_cache_share.CacheRef``; None: ``tool_cache`` is all of it)."""
     listened: Any = None
     """Who listens on the driver (an ``events._listened.ListenedKinds``): the step builds only
     the events someone there receives. None: every event is built and sent back."""
@@ -175,10 +181,10 @@ def run_remote_step(data: bytes, *waits: Any) -> bytes:
     the host's appends of shared context (Ray starts the task once they are done)."""
     _prepare_worker()
     from crewgraph._internal.run_context import run_scope
-    from crewgraph.distributed._pickling import loads
 
-    step: StepPayload = loads(data)
+    step: StepPayload = load_step(data)
     shared = _shared_state(step)
+    start = len(shared.tool_cache)  # what the step adds comes after
     try:
         with run_scope(step.run_id), _driver_hooks(step.global_hooks):
             reply = _loop().run_until_complete(
@@ -187,8 +193,17 @@ def run_remote_step(data: bytes, *waits: Any) -> bytes:
                          results=results_of(step)))
     finally:
         _drain(step.memory)
-    reply.tool_cache = {k: v for k, v in shared.tool_cache.items() if k not in step.tool_cache}
+    reply.tool_cache = new_entries(shared.tool_cache, start)
     return _dumps_reply(reply)
+
+
+def load_step(data: bytes) -> Any:
+    """Unpickle what a driver sent (the tools' copies of the previous step let go first)."""
+    from crewgraph.distributed._pickling import loads
+    from crewgraph.tools._cache import forget_sent
+
+    forget_sent()
+    return loads(data)
 
 
 def _shared_state(step: StepPayload) -> Any:
@@ -202,7 +217,13 @@ def _shared_state(step: StepPayload) -> Any:
 
         # this worker's built text of the pool: the run's next task here extends it
         extras[PREFIX_CACHE_KEY] = worker_pool(*step.shared[0]).built
-    return RunState(tool_cache=dict(step.tool_cache), limiters=dict(step.limiters), extras=extras)
+    if step.cache is not None:
+        from crewgraph.distributed._cache_share import worker_cache
+
+        cache = worker_cache(step.cache)  # this worker's copy of the run's cache, brought up to date
+    else:
+        cache = dict(step.tool_cache)
+    return RunState(tool_cache=cache, limiters=dict(step.limiters), extras=extras)
 
 
 def results_of(step: StepPayload, own: dict[str, Any] | None = None) -> Any:
