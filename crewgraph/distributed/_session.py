@@ -14,7 +14,6 @@ During the run, :meth:`RaySession.run_step` is the scheduler's step function.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 from collections.abc import Mapping
@@ -24,15 +23,15 @@ from crewgraph.distributed._cache_share import CacheShares
 from crewgraph.distributed._chain_worker import run_remote_chain
 from crewgraph.distributed._context_share import ContextShares, shared_prefix
 from crewgraph.distributed._executor import WorkerLostError, await_ref
+from crewgraph.distributed._kickoff_check import check_shippable, global_hooks, node_label
 from crewgraph.distributed._pickling import StepPickler, dumps_checked, loads
+from crewgraph.distributed._reply import apply_reply, apply_state, located, record_usage
 from crewgraph.distributed._worker import (
     CallPayload,
     StepPayload,
-    TraceCall,
     run_remote_call,
     run_remote_step,
 )
-from crewgraph.errors import ConfigurationError
 from crewgraph.graph.node_prefix import NodePrefix
 from crewgraph.graph.reads import OutputText, Reads
 from crewgraph.nodes._context import PREFIX_CACHE_KEY
@@ -101,6 +100,7 @@ class RaySession:
         """The driver's tool objects by (agent role, name): tool calls a worker spawned come back
         with copies, and a tool's usage count must be counted on one object."""
         self._shares = ContextShares(self.id)
+        self._checking = False
         self._caches = CacheShares(self.id)
         self._pickler = StepPickler(self._host_llm, self._share_limiter, self._share_prefix)
         self._step_fn = _remote(ray, run_remote_step)
@@ -120,25 +120,20 @@ class RaySession:
 
     # ------------------------------------------------------------------ kickoff checks
     def _check(self, graph: ExecutionGraph, state: Any, memory: Any, llm: Any) -> None:
-        totals = self.ray.cluster_resources()
-        for nid, data in graph.digraph.nodes(data=True):
-            node = data["node"]
-            if node.plan_only or not ships(node):
-                continue
-            for tool in getattr(node, "tools", ()) or ():
-                self._tools.setdefault((getattr(node, "agent_role", None), str(getattr(tool, "name", ""))), tool)
-            what = f"node {nid!r} ({node.kind}{_task_of(node)})"
-            _check_placement(what, self.executor.step_options(node), totals)
-            dumps_checked(self._pickler, node, what)
-        if llm is not None:
-            dumps_checked(self._pickler, llm, "the run's default model")
-        if memory is not None:
-            dumps_checked(self._pickler, memory, "the crew's memory")
-        if state is not None:
-            extras = {k: v for k, v in state.extras.items() if k not in _DRIVER_EXTRAS}
-            dumps_checked(self._pickler, extras, "the run's settings (hooks, input provider)")
-            dumps_checked(self._pickler, state.limiters, "the run's rate limiters")
-        dumps_checked(self._pickler, _global_hooks(), "the global execution hooks")
+        """Every node (and what the run sends with it) can go to a worker: fail at kickoff,
+        naming the node, rather than mid-run."""
+        self._checking = True
+        try:
+            self._check_all(graph, state, memory, llm)
+        finally:
+            self._checking = False
+
+    def _check_all(self, graph: ExecutionGraph, state: Any, memory: Any, llm: Any) -> None:
+        extras = None if state is None else {
+            k: v for k, v in state.extras.items() if k not in _DRIVER_EXTRAS}
+        check_shippable(
+            self._pickler, self.executor, self.ray.cluster_resources(), graph, ships=ships,
+            tools=self._tools, extras=extras, state=state, memory=memory, llm=llm)
 
     # ------------------------------------------------------------------ stand-ins
     def _host_actor(self) -> Any:
@@ -189,6 +184,8 @@ class RaySession:
         return (ClusterLimiter, (self._host_name, entry[1], obj.max_rpm, obj.period))
 
     def _share_prefix(self, prefix: NodePrefix) -> Any:
+        if self._checking:  # ids are strings: a kickoff check need not pickle each task's k of them
+            return (NodePrefix, ([], 0))
         pool = self._shares.sent(prefix)
         if pool is None:
             return NotImplemented
@@ -207,7 +204,7 @@ class RaySession:
         if batch is not None:
             reply = await batch.take(node.id, ctx)
             if reply is not None:  # computed in a chain's Ray task already: no round trip
-                return self._apply(ctx, reply, self._driver_tool(node))
+                return apply_reply(ctx, reply, self._driver_tool(node))
         return await self._run_chain(node, ctx)
 
     def _payload(self, node: Node, ctx: NodeContext, chain: Mapping[str, Node] | None = None
@@ -239,7 +236,7 @@ class RaySession:
             spawned=ctx.spawned,
             attempt=ctx.attempt,
             trigger=ctx.trigger,
-            global_hooks=_global_hooks(),
+            global_hooks=global_hooks(),
             shared=shared,
             listened=_listened(ctx),
         )
@@ -281,12 +278,12 @@ class RaySession:
     async def _run_alone(self, node: Node, ctx: NodeContext) -> NodeResult:
         """One step, one Ray task (``RayExecutor(batch_chains=False)``)."""
         node, tool, payload, waits = self._payload(node, ctx)
-        what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
+        what = node_label(node)
         data = dumps_checked(self._pickler, payload, what)
         self.executor.count_dispatch()
         ref = self._step_fn.options(**self.executor.step_options(node)).remote(data, *waits)
         reply = loads(await self._await(ref, what, node.id))
-        return self._apply(ctx, reply, tool)
+        return apply_reply(ctx, reply, tool)
 
     async def _run_chain(self, node: Node, ctx: NodeContext) -> NodeResult:
         """This step and what follows it in its task's chain, as one Ray task (see ``_chain``)."""
@@ -304,7 +301,7 @@ class RaySession:
             chain[current] = following
             current = following.id
         node, tool, payload, waits = self._payload(node, ctx, chain)
-        what = f"node {node.id!r} ({node.kind}{_task_of(node)})"
+        what = node_label(node)
         data = dumps_checked(self._pickler, ChainPayload(first=payload, chain=chain, options=options,
                                                          executor=self.executor), what)
         batch = ChainBatch(node.id, chain, joins, self._route, self._unroute)
@@ -316,7 +313,7 @@ class RaySession:
         reply = await batch.take(node.id, ctx)
         if reply is None:
             raise RuntimeError(f"{what}: its Ray task ended without running it")
-        return self._apply(ctx, reply, tool)
+        return apply_reply(ctx, reply, tool)
 
     def _forget(self, batch: Any) -> None:
         self._live.discard(batch)
@@ -334,33 +331,6 @@ class RaySession:
         except Exception:  # finished meanwhile, or the cluster is gone: nothing left to stop
             pass
 
-    def _apply(self, ctx: NodeContext, reply: Any, tool: Any) -> NodeResult:
-        """A worker's reply on the driver: its stream chunks, events (re-emitted here, in
-        order), tool-cache entries, tool uses and tokens; then its result or its error."""
-        state = ctx.state
-        if reply.chunks and state.stream is not None:
-            for chunk in reply.chunks:
-                state.stream(chunk)
-        tracer: Any = None
-        for event in reply.events:
-            if type(event) is TraceCall:  # a model call recorded on the worker, for the run graph
-                if tracer is None:
-                    tracer = getattr(ctx.emit, "llm_tracer", None)
-                if tracer is not None:
-                    getattr(tracer, event.method)(*event.args, **event.kwargs)
-            else:
-                ctx.emit(event)
-        if reply.tool_cache:
-            with state.lock:
-                state.tool_cache.update(reply.tool_cache)
-        if reply.tool_uses and tool is not None and hasattr(tool, "current_usage_count"):
-            tool.current_usage_count += reply.tool_uses
-        _record(reply.usage)
-        if reply.error is not None:
-            raise _located(reply.error, reply.pid)
-        result: NodeResult = reply.result
-        return result
-
     def _driver_tool(self, node: Node) -> Any:
         """For a tool call: the driver's own tool object of that agent and name, if known."""
         tool = getattr(node, "tool", None)
@@ -371,15 +341,15 @@ class RaySession:
     async def call_method(self, node: Node, run_id: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         fn = node.fn  # type: ignore[attr-defined]
         what = f"flow method {getattr(node, 'method', node.id)!r}"
-        payload = CallPayload(fn=fn, args=args, kwargs=kwargs, run_id=run_id, global_hooks=_global_hooks())
+        payload = CallPayload(fn=fn, args=args, kwargs=kwargs, run_id=run_id, global_hooks=global_hooks())
         data = dumps_checked(self._pickler, payload, what)
         self.executor.count_dispatch()
         ref = self._call_fn.options(**self.executor.step_options(node)).remote(data)
         reply = loads(await self._await(ref, what, node.id))
-        _apply_state(getattr(getattr(fn, "__self__", None), "state", None), reply.state_changes, reply.state_removed)
-        _record(reply.usage)
+        apply_state(getattr(getattr(fn, "__self__", None), "state", None), reply.state_changes, reply.state_removed)
+        record_usage(reply.usage)
         if reply.error is not None:
-            raise _located(reply.error, reply.pid)
+            raise located(reply.error, reply.pid)
         return reply.value
 
     async def _await(self, ref: Any, what: str, node_id: str) -> Any:
@@ -478,61 +448,3 @@ def _listened(ctx: NodeContext) -> Any:
     """Who listens on this side, for the worker to build only the events someone takes."""
     listened = getattr(ctx.emit, "listened", None)
     return listened() if callable(listened) else None
-
-
-def _global_hooks() -> dict[str, list[Any]]:
-    """The global execution hooks registered in this process, to run on the workers too."""
-    from crewgraph.hooks import _registry
-
-    return {kind: hooks for kind in _registry.KINDS if (hooks := _registry.listed(kind))}
-
-
-def _task_of(node: Node) -> str:
-    name = getattr(node, "task_name", None)
-    return f", task {name!r}" if name else ""
-
-
-def _check_placement(what: str, options: dict[str, Any], totals: dict[str, float]) -> None:
-    wanted = dict(options.get("resources") or {})
-    for option, name in (("num_cpus", "CPU"), ("num_gpus", "GPU"), ("memory", "memory")):
-        if options.get(option):
-            wanted[name] = options[option]
-    for name, amount in wanted.items():
-        have = float(totals.get(name, 0.0))
-        if amount > have:
-            known = ", ".join(f"{k}={v:g}" for k, v in sorted(totals.items()) if not k.startswith("node:"))
-            raise ConfigurationError(
-                f"{what} asks for {name}={amount:g} but the Ray cluster has {have:g} in all "
-                f"(it has {known}); it would wait forever. Change the task's or tool's resources, "
-                "or add a node that has them (`ray start --address=... --resources='{...}'`)."
-            )
-
-
-def _apply_state(state: Any, changes: dict[str, Any], removed: list[str]) -> None:
-    """A method's changes to ``self.state`` on the worker, applied to the driver's state."""
-    if state is None:
-        return
-    if isinstance(state, dict):
-        state.update(changes)
-        for key in removed:
-            state.pop(key, None)
-        return
-    for key, value in changes.items():
-        setattr(state, key, value)
-
-
-def _record(usage: Any) -> None:
-    if usage is not None and getattr(usage, "total_tokens", None):
-        from crewgraph._internal.usage_scope import record_usage
-
-        record_usage(usage)
-
-
-def _located(error: BaseException, pid: int) -> BaseException:
-    if isinstance(error, asyncio.CancelledError):
-        return error
-    try:
-        error.add_note(f"(raised on a Ray worker, pid {pid})")
-    except Exception:
-        pass
-    return error

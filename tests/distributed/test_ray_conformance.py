@@ -195,7 +195,11 @@ def test_a_flow_with_a_router_and_listeners_runs_the_same_on_ray(ray_cluster: An
     local_result = local.kickoff()
     remote = RoutedFlow(executor=RayExecutor())
     remote_result = remote.kickoff()
-    assert remote_result == local_result
+    # a flow returns its last method to finish (CrewAI's rule): `left` and `right` listen to the
+    # same method and run at once on Ray, so either may end last; locally they run in order
+    assert local_result == "right saw big 5"
+    assert remote_result in {"left saw big 5", "right saw big 5"}
+    assert sorted(map(str, remote.method_outputs)) == sorted(map(str, local.method_outputs))
     assert remote.state.total == local.state.total == 105
     assert [v.split("@")[0] for v in remote.state.visits] == [v.split("@")[0] for v in local.state.visits]
     assert local.state.visits[0] == "begin@False"

@@ -221,3 +221,30 @@ def test_a_reply_naming_a_pool_the_driver_does_not_hold_is_refused_by_name() -> 
 
     with pytest.raises(LookupError, match=r"shared context 'gone:ctx1': a reply refers to 3 entries"):
         driver_context("gone:ctx1", 3, "\n\n")
+
+
+def test_the_kickoff_check_does_not_pickle_each_tasks_context(
+    ray_cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kickoff check pickles each node to name the one that cannot ship; with the default
+    context a node's prefix names every earlier task (k ids at task k: O(N^2) in all), which the
+    check need not pickle. Each node's check costs the same at task 2 and at task 29."""
+    import crewgraph.distributed._kickoff_check as check
+    from crewgraph.distributed import RayExecutor
+
+    checked: dict[str, int] = {}
+    dumps = check.dumps_checked
+
+    def counting(pickler: Any, obj: Any, what: str) -> bytes:
+        data: bytes = dumps(pickler, obj, what)
+        checked[what] = len(data)
+        return data
+
+    monkeypatch.setattr(check, "dumps_checked", counting)
+    out = _long_crew(FakeLLM(default=_reply), 30, "default").kickoff(executor=RayExecutor())
+    assert len(out.tasks_output) == 30
+    steps = {what: size for what, size in checked.items() if "agent_step" in what}
+    assert len(steps) == 30, sorted(checked)
+    early = next(size for what, size in steps.items() if "task 't2'" in what)
+    late = next(size for what, size in steps.items() if "task 't29'" in what)
+    assert late <= early + 64, (early, late)
