@@ -41,6 +41,18 @@ __all__ = ["EMBEDDED_MEMORY_MESSAGE", "StepPickler", "dumps_checked", "dumps_rep
 _LOCK = type(threading.Lock())
 _RLOCK = type(threading.RLock())
 
+# What ``StepPickler.swap`` does with an object of a given type (see ``_classify``).
+_PLAIN = "plain"
+_AS_LOCK = "lock"
+_AS_RLOCK = "rlock"
+_AS_SHARED_REF = "shared ref"
+_AS_PREFIX = "prefix"
+_AS_LIMITER = "limiter"
+_AS_TOOL = "tool"
+_AS_LLM = "configured llm"
+_AS_HOSTED_LLM = "hosted llm"
+_AS_MEMORY = "memory"
+
 EMBEDDED_MEMORY_MESSAGE = (
     "embedded memory (a local folder) cannot be shared by the machines of a Ray cluster: "
     "put memory on a Qdrant server -- Memory(storage=\"http://qdrant-host:6333\") or "
@@ -84,6 +96,7 @@ class StepPickler:
         self._share_prefix = share_prefix
         self._entry_lists = entry_lists
         self._inner: Any = None
+        self._kinds: dict[type, str] = {}
         self._configs: dict[int, tuple[Any, str, bytes]] = {}
         cloudpickle = _cloudpickle()
         outer = self
@@ -98,40 +111,70 @@ class StepPickler:
         self._pickler_class = _Pickler
 
     def swap(self, obj: Any) -> Any:
-        """A reduce tuple for objects that travel differently, else NotImplemented."""
-        kind = type(obj)
-        if kind is _LOCK:
-            return (_new_lock, ())
-        if kind is _RLOCK:
-            return (_new_rlock, ())
-        if self._host_llm is None or self._share_limiter is None:
-            return NotImplemented if self._entry_lists is None else self._shared_ref(obj, kind)
-        if kind is NodePrefix and self._share_prefix is not None:
-            return self._share_prefix(obj)
-        from crewgraph.llm.base import BaseLLM
-        from crewgraph.llm.rate_limit import RPMLimiter
+        """A reduce tuple for objects that travel differently, else NotImplemented.
 
-        if isinstance(obj, RPMLimiter):
-            return self._share_limiter(obj)
+        Called for every object the pickler meets, so the kind of swap is looked up by type
+        (classified once per type and pickler) rather than by a chain of ``isinstance``."""
+        kind = type(obj)
+        swap = self._kinds.get(kind)
+        if swap is None:
+            swap = self._kinds[kind] = self._classify(kind)
+        if swap is _PLAIN:
+            return NotImplemented
+        if swap is _AS_LOCK:
+            return (_new_lock, ())
+        if swap is _AS_RLOCK:
+            return (_new_rlock, ())
+        if swap is _AS_SHARED_REF:
+            return self._shared_ref(obj, kind)
+        if swap is _AS_PREFIX:
+            return self._share_prefix(obj)  # type: ignore[misc]
+        if swap is _AS_LIMITER:
+            return self._share_limiter(obj)  # type: ignore[misc]
+        if swap is _AS_TOOL:
+            return _marked_tool(obj)
+        if swap is _AS_LLM:
+            if obj is self._inner:
+                return NotImplemented
+            return self._configured(obj)  # rebuilt from its configuration on the worker
+        if swap is _AS_HOSTED_LLM:
+            return NotImplemented if obj is self._inner else self._host_llm(obj)  # type: ignore[misc]
+        # memory
+        if not memory_is_shared(obj):
+            raise _Refused(EMBEDDED_MEMORY_MESSAGE)
+        # its configuration travels; the worker opens its own client to the same server
+        return (_rebuild_model, (type(obj), {name: getattr(obj, name) for name in type(obj).model_fields}))
+
+    def _classify(self, kind: type) -> str:
+        """Which swap objects of this type take (one of the ``_AS_*`` / ``_PLAIN`` markers)."""
+        if kind is _LOCK:
+            return _AS_LOCK
+        if kind is _RLOCK:
+            return _AS_RLOCK
+        if self._host_llm is None or self._share_limiter is None:
+            if self._entry_lists is not None and kind in (ContextRef, CompactMessage):
+                return _AS_SHARED_REF
+            return _PLAIN
+        if kind is NodePrefix:
+            return _PLAIN if self._share_prefix is None else _AS_PREFIX
+        from crewgraph.distributed._hosted import HostedLLM
+        from crewgraph.llm.base import BaseLLM
+        from crewgraph.llm.openai_llm import LLM
+        from crewgraph.llm.rate_limit import RPMLimiter
+        from crewgraph.memory.memory import Memory
         from crewgraph.tools.base_tool import BaseTool
 
-        if isinstance(obj, BaseTool):
-            return _marked_tool(obj)
-        if isinstance(obj, BaseLLM):
-            from crewgraph.distributed._hosted import HostedLLM
-            from crewgraph.llm.openai_llm import LLM
-
-            if isinstance(obj, HostedLLM) or obj is self._inner:
-                return NotImplemented
-            if isinstance(obj, LLM):
-                return self._configured(obj)  # rebuilt from its configuration on the worker
-            return self._host_llm(obj)
-        if _is_memory(obj):
-            if not memory_is_shared(obj):
-                raise _Refused(EMBEDDED_MEMORY_MESSAGE)
-            # its configuration travels; the worker opens its own client to the same server
-            return (_rebuild_model, (type(obj), {name: getattr(obj, name) for name in type(obj).model_fields}))
-        return NotImplemented
+        if issubclass(kind, RPMLimiter):
+            return _AS_LIMITER
+        if issubclass(kind, BaseTool):
+            return _AS_TOOL
+        if issubclass(kind, BaseLLM):
+            if issubclass(kind, HostedLLM):
+                return _PLAIN
+            return _AS_LLM if issubclass(kind, LLM) else _AS_HOSTED_LLM
+        if issubclass(kind, Memory):  # or a scope/slice over one: it has a resolved storage backend
+            return _AS_MEMORY
+        return _PLAIN
 
     def _shared_ref(self, obj: Any, kind: type) -> Any:
         """A reply's kept prompt whose context is a ref over a pool's entry list: as the ref
@@ -282,11 +325,6 @@ def loads(data: bytes) -> Any:
     return _cloudpickle().loads(data)
 
 
-def _is_memory(obj: Any) -> bool:
-    """A crewgraph Memory (or a scope/slice over one): it has a resolved storage backend."""
-    from crewgraph.memory.memory import Memory
-
-    return isinstance(obj, Memory)
 
 
 def memory_is_shared(memory: Any) -> bool:
