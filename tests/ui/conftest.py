@@ -156,6 +156,20 @@ def client(project: Project, settings_for: Callable[..., Any]) -> Iterator[Any]:
 
     with TestClient(create_app(settings_for(project)), base_url="http://127.0.0.1") as c:
         yield c
+    _join_jobs()
+
+
+def _join_jobs(timeout: float = 20.0) -> None:
+    """Wait (bounded) for the jobs the test's app left running: the app's stop lets them go
+    on in their threads, and a run that outlived its test would write its checkpoints into the
+    next test's store (``CREWGRAPH_STORAGE_DIR`` is read when a run writes)."""
+    import threading
+
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread.name.startswith("crewgraph-ui-job"):
+            thread.join(max(0.0, deadline - time.monotonic()))
+            assert not thread.is_alive(), f"a UI job ({thread.name}) still ran {timeout:g} s after its test"
 
 
 def _free_port() -> int:
@@ -188,3 +202,4 @@ def server(project: Project, settings_for: Callable[..., Any]) -> Iterator[str]:
     yield f"http://127.0.0.1:{settings.port}"
     srv.should_exit = True
     thread.join(5)
+    _join_jobs()
