@@ -15,6 +15,10 @@ spawned ``ToolCallNode`` and its result comes back as ``Observation: ...``.
 Models that take ``tools`` but write the call into their text (``<tool_call>``,
 ``[TOOL_CALLS]``, bare JSON...; see :mod:`crewgraph.nodes._content_calls`) get
 those calls run as tool calls too, with the format noted on each tool node.
+
+The step's parts live in mixins beside it: the first prompt (:mod:`._step_prompt`), the
+tool turns (:mod:`._step_tools`), the context window (:mod:`._step_window`) and answers
+cut by ``max_tokens`` (:mod:`._step_continue`).
 """
 
 from __future__ import annotations
@@ -22,39 +26,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, ClassVar
 
 from crewgraph._internal import execution_vars
 from crewgraph._internal.interpolate import interpolate
-from crewgraph._internal.shared_prompt import ContextRef, PromptMessage, retained_messages
+from crewgraph._internal.shared_prompt import retained_messages
 from crewgraph.errors import LLMError, MaxIterationsError, NodeTimeoutError
 from crewgraph.events.agent_events import AgentExecutionCompletedEvent, AgentExecutionStartedEvent
 from crewgraph.events.crew_events import TaskStartedEvent
 from crewgraph.graph.context import NodeContext
 from crewgraph.graph.node import Node, NodeResult
-from crewgraph.graph.node_prefix import NodePrefix
-from crewgraph.graph.policies import RetryPolicy, TimeoutPolicy
+from crewgraph.graph.policies import RetryPolicy
 from crewgraph.graph.reads import Reads
 from crewgraph.hooks.types import HookAgent, HookTask
-from crewgraph.ids import slugify
 from crewgraph.llm.types import ToolCall
-from crewgraph.nodes import _call_plan as call_plan
 from crewgraph.nodes import _context_window as window
 from crewgraph.nodes import _text_tools as text_tools
 from crewgraph.nodes import human_input
 from crewgraph.nodes._content_calls import ContentCalls, find_content_calls
-from crewgraph.nodes._context import context_entry, prefix_context_ref
 from crewgraph.nodes._llm_call import call_llm, resolve_llm
-from crewgraph.nodes._prompts import (
-    EMPTY_ANSWER_MESSAGE,
-    MAX_ITER_MESSAGE,
-    NO_TOOLS_MESSAGE,
-    format_context,
-    system_prompt,
-    task_prompt_around,
-)
+from crewgraph.nodes._prompts import EMPTY_ANSWER_MESSAGE, MAX_ITER_MESSAGE, NO_TOOLS_MESSAGE
 from crewgraph.nodes._step_continue import ContinuedAnswers, was_cut
+from crewgraph.nodes._step_prompt import StepPrompts
+from crewgraph.nodes._step_tools import ToolTurns, grounding
 from crewgraph.nodes._step_window import ContextWindowSteps
 from crewgraph.nodes._stream import chunk_forwarder
 from crewgraph.outputs import TaskOutput, UsageMetrics
@@ -122,7 +116,7 @@ class _Loop:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
+class AgentStepNode(StepPrompts, ToolTurns, ContextWindowSteps, ContinuedAnswers, Node):
     """An agent's work on one task. Configuration only; no pointer to Agent/Task/Crew."""
 
     kind: ClassVar[str] = "agent_step"
@@ -179,9 +173,9 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     respect_context_window: bool = True
     """Summarise or trim the oldest turns when the conversation would overflow the model."""
     input_files: tuple[tuple[str, str], ...] = ()
+    """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
     multimodal: bool = False
     """The agent's ``multimodal``: it may be sent images, PDFs and audio (checked at compile time)."""
-    """The task's files, ``(name, path or URL)``: text inline, others as content parts."""
     retry: RetryPolicy = _STEP_RETRY
 
     def reads(self) -> Reads:
@@ -466,133 +460,6 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
     def _who(self, loop: _Loop) -> str:
         return loop.who or f"Agent {self.agent_role!r} on task {self.task_name!r}"
 
-    def _context(self, ctx: NodeContext) -> str:
-        return self._context_ref(ctx)[0]
-
-    def _context_ref(self, ctx: NodeContext) -> tuple[str, ContextRef | None]:
-        """The context text, and for a default context a ref to it in the run's shared text."""
-        if isinstance(self.context_nodes, NodePrefix):
-            return prefix_context_ref(ctx, self.context_nodes)
-        return format_context([entry for nid in self.context_nodes if (entry := context_entry(ctx, nid))]), None
-
-    def _first_messages(self, ctx: NodeContext, context: str, ref: ContextRef | None = None) -> list[dict[str, Any]]:
-        memories = str(ctx.upstream.get(self.memory_node) or "") if self.memory_node is not None else ""
-        knowledge = str(ctx.upstream.get(self.knowledge_node) or "") if self.knowledge_node is not None else ""
-        head, tail = task_prompt_around(
-            self._description(ctx),
-            interpolate(self.expected_output, ctx.inputs),
-            with_context=bool(context),
-            memories=memories,
-            knowledge=knowledge,
-            plan=self.plan or self._planned(ctx),
-            output_schema=self.output_schema,
-            has_tools=bool(self.tools),
-        )
-        tail += self.skills_context + self.trained_instructions
-        prompt = "".join((head, context, tail))  # one allocation: no ~300 KB intermediate at 10,000 tasks
-        user: dict[str, Any] = {"role": "user", "content": prompt}
-        if self.input_files:
-            from crewgraph._internal.input_files import content_parts
-
-            text, parts = content_parts(list(self.input_files))
-            prompt = f"{prompt}\n\n{text}" if text else prompt
-            user["content"] = [{"type": "text", "text": prompt}, *parts] if parts else prompt
-        elif ref is not None and context:
-            # The same dict the model is sent, which keeps only a ref to the shared context
-            # once the call is over (TaskOutput.messages, the run graph's call records).
-            user = PromptMessage(head, ref, tail, prompt)
-        return [
-            {
-                "role": "system",
-                "content": system_prompt(
-                    interpolate(self.agent_role, ctx.inputs),
-                    interpolate(self.agent_goal, ctx.inputs),
-                    interpolate(self.agent_backstory, ctx.inputs),
-                    self.system_template,
-                ),
-            },
-            user,
-        ]
-
-    def _description(self, ctx: NodeContext) -> str:
-        """The task description as the agent reads it: inputs (and file names) filled in, then
-        today's date (``inject_date``) and the agent's reasoning plan, as CrewAI appends them."""
-        files = {name: f"the file {name!r} ({source.rsplit('/', 1)[-1]})" for name, source in self.input_files}
-        text = interpolate(self.description, {**ctx.inputs, **files})
-        if self.date_format:
-            text += f"\n\nCurrent Date: {datetime.now().strftime(self.date_format)}"
-        if self.reasoning_node is not None:
-            plan = ctx.upstream.get(self.reasoning_node)
-            if isinstance(plan, str) and plan.strip():
-                text += f"\n\nReasoning Plan:\n{plan.strip()}"
-        return text
-
-    def _planned(self, ctx: NodeContext) -> str:
-        """This task's plan from the planning node (or, for a redo spawned later, the run state)."""
-        if self.plan_node is None:
-            return ""
-        plans = ctx.upstream.get(self.plan_node)
-        if not isinstance(plans, dict):
-            plans = ctx.state.extras.get("task_plans") or {}
-        return str(plans.get(self.plan_key, ""))
-
-    async def _spawn(self, ctx: NodeContext, loop: _Loop, calls: Sequence[Any], step_usage: UsageMetrics,
-                     call_format: str = "") -> NodeResult:
-        """Run the turn's tool calls as child nodes, each distinct call once: a call the same reply
-        repeats shares the first one's result, and a call an earlier turn already made with the
-        same arguments is answered from that result with a reminder instead of running again."""
-        plan = call_plan.plan(calls, loop.seen_results or {})
-        children = self._tool_nodes(plan.to_run, loop.iteration, loop, call_format=call_format)
-        node_ids = [c.id for c in children]
-        loop.pending = plan.pending(node_ids)
-        if plan.replies:
-            loop.replayed = {**(loop.replayed or {}), **plan.replies}
-        loop.duplicate_calls += plan.duplicates
-        loop.repeated_calls += len(plan.replies)
-        if not children:  # every call was answered from an earlier result: straight to the next turn
-            return await self._again(ctx, loop, step_usage)
-        return NodeResult(spawn=list(children), resume=loop, usage=step_usage)
-
-    def _tool_nodes(
-        self, calls: Sequence[Any], iteration: int, loop: _Loop | None = None, call_format: str = ""
-    ) -> list[Any]:
-        from crewgraph.nodes.tool_call import ToolCallNode
-        from crewgraph.tools._names import find_tool
-
-        by_name: dict[str, Any] = {}
-        for tool in self.tools:
-            by_name.setdefault(tool.to_spec().name.lower(), tool)
-            by_name.setdefault(str(tool.name).lower(), tool)
-        available = tuple(t.to_spec().name for t in self.tools)
-        from crewgraph.nodes.manager_step import delegated_step
-
-        return [
-            # A valid call of a delegation tool runs the coworker as a child agent step.
-            delegated_step(self, by_name.get(call.name.lower()), call, f"{self.id}.it{iteration}.{k}")
-            or ToolCallNode(
-                id=f"{self.id}.it{iteration}.{k}.{slugify(call.name, 24)}",
-                label=f"{call.name}()",
-                call=call,
-                tool=by_name.get(call.name.lower()) or find_tool(self.tools, call.name),
-                available=available,
-                agent_role=self.agent_role,
-                task_name=self.task_name,
-                task_id=self.task_id,
-                policies=self.tool_policies,
-                cache=self.cache,
-                max_result_chars=self.max_tool_result_chars,
-                timeout=self._time_left(loop),
-                call_format=call_format,
-            )
-            for k, call in enumerate(calls)
-        ]
-
-    def _time_left(self, loop: _Loop | None) -> TimeoutPolicy:
-        """A tool call may use what is left of the task's ``max_execution_time`` (or no limit)."""
-        if loop is None or loop.deadline is None:
-            return TimeoutPolicy()
-        return TimeoutPolicy(max(loop.deadline - time.monotonic(), 0.001))
-
     def _check_deadline(self, loop: _Loop) -> None:
         """``max_execution_time`` bounds the whole task (model turns and tool calls), not one turn."""
         if loop.deadline is not None and time.monotonic() > loop.deadline:
@@ -604,50 +471,6 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             )
             err.retryable = False  # another attempt would start past the deadline too
             raise err
-
-    def _absorb_tools(self, loop: _Loop, ctx: NodeContext) -> str | None:
-        """Append each tool outcome as a tool message; return a final answer if one is forced."""
-        final: str | None = None
-        absorbed: set[str] = set()
-        for entry in loop.pending:
-            node_id, call_id, name = entry[:3]
-            key = entry[3] if len(entry) > 3 else None
-            if node_id == call_plan.REPLAYED:
-                self._tool_message(loop, call_id, name, (loop.replayed or {}).pop(call_id, ""))
-                continue
-            outcome = ctx.spawned.get(node_id)
-            text = getattr(outcome, "text", None)
-            if text is None:  # a coworker's answer (delegation): capped like a tool result
-                from crewgraph.tools._result_cap import cap_result, result_limit
-
-                text = cap_result(str(outcome), result_limit(None, self.max_tool_result_chars))
-            failure = getattr(outcome, "failure", None)
-            if failure is None and key is not None:
-                if key in (loop.seen_results or {}):  # run again (not cached): say so all the same
-                    text = f"{text}\n{call_plan.AGAIN_NOTE}"
-                reusable = bool(getattr(outcome, "reusable", False))
-                loop.seen_results = {**(loop.seen_results or {}), key: (text, reusable)}
-            self._tool_message(loop, call_id, name, text)
-            if failure is not None and node_id not in absorbed:
-                loop.tool_failures.append(failure)
-            if node_id not in absorbed:  # copies of one call in a reply ran once: count it once
-                counts = loop.tool_outcomes.setdefault(name, [0, 0, 0])
-                counts.extend([0] * (3 - len(counts)))  # a loop checkpointed before empties were counted
-                counts[0] += 1
-                counts[1] += failure is not None
-                counts[2] += failure is None and not str(text).strip()
-            absorbed.add(node_id)
-            if getattr(outcome, "result_as_answer", False) and final is None:
-                final = text
-        loop.pending = []
-        return final
-
-    @staticmethod
-    def _tool_message(loop: _Loop, call_id: str, name: str, text: str) -> None:
-        if loop.text_mode:
-            loop.messages.append(text_tools.observation_message(text))
-        else:
-            loop.messages.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": text})
 
     async def _again(self, ctx: NodeContext, loop: _Loop, usage: UsageMetrics) -> NodeResult:
         loop.forced_final = False
@@ -667,7 +490,7 @@ class AgentStepNode(ContextWindowSteps, ContinuedAnswers, Node):
             await call_user_callback(cb, reply, kind="step_callback", where=where)
 
     def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
-        grounded, warning = _grounding(loop.tool_outcomes)
+        grounded, warning = grounding(loop.tool_outcomes)
         output = TaskOutput(
             description=interpolate(self.description, ctx.inputs),
             name=interpolate(self.task_name, ctx.inputs),
@@ -714,25 +537,3 @@ def _text_of(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
     return str(content or "")
-
-
-def _grounding(outcomes: dict[str, list[int]]) -> tuple[bool | None, str]:
-    """Whether the step's answer rests on its tools' results, and the warning to show.
-
-    A tool that failed on every call is a warning (the task went on without it); a step whose
-    every call failed or returned nothing is not grounded, and its warning says so, since its
-    answer can only be the model's own invention. None: no tool was called."""
-    if not outcomes:
-        return None, ""
-    counts = [(name, c[0], c[1], c[2] if len(c) > 2 else 0) for name, c in outcomes.items()]
-    useful = sum(calls - failed - empty for _, calls, failed, empty in counts)
-    broken = [f"{name!r} ({calls} call{'s' if calls > 1 else ''})"
-              for name, calls, failed, _ in counts if calls and failed == calls]
-    warning = f"tool {', '.join(broken)} failed on every call" if broken else ""
-    if useful > 0:
-        return True, warning
-    empty = [f"{name!r} ({calls} call{'s' if calls > 1 else ''})"
-             for name, calls, failed, none in counts if calls and failed < calls and failed + none == calls]
-    if empty:
-        warning += ("; " if warning else "") + f"tool {', '.join(empty)} returned nothing"
-    return False, f"{warning}; not grounded: the answer rests on no tool result"

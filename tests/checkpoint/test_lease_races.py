@@ -312,6 +312,7 @@ def _two_resumers_of_one_killed_batch(server: Calls, racers: tuple[Racer, Racer]
         resume_mark = server.mark()
         answers = _race(racers, "batch", str(total), batch.batch_id, wait=20.0)
         for answer in answers:  # both share the inputs and both return all of them
+            assert "ok" in answer, answer
             assert answer["ok"]["raws"] == [f"done: Tag the topic t{i}" for i in range(total)], answer
         after = _calls(server, resume_mark)
         assert len(after) == len(set(after)), f"an input ran twice after the kill: {sorted(after)}"
