@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from crewgraph._internal.crew_chat import CHAT_MESSAGES_KEY, conversation_history
 from crewgraph._internal.interpolate import missing_placeholders
 from crewgraph.errors import CompileError
 from crewgraph.spec._crew_rules import crew_problems, raise_problems, task_label
@@ -64,6 +65,11 @@ def validate_crew(crew: Any, inputs: dict[str, Any] | None) -> None:
                 problems.append(
                     (label, f"{label} uses {names} but the kickoff inputs do not provide it{_did_you_mean(missing, inputs)}")
                 )
+    if inputs and inputs.get(CHAT_MESSAGES_KEY):
+        try:
+            conversation_history(inputs[CHAT_MESSAGES_KEY])
+        except ValueError as exc:
+            problems.append((None, str(exc)))
     problems.extend(_tool_problems(crew, tasks))
     if problems:
         _raise(problems)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crewgraph.errors import CrewGraphError
+from crewgraph.hooks._human import DEFAULT_MESSAGE, ask_person
 
 __all__ = [
     "HookAborted",
@@ -83,6 +84,13 @@ class LLMCallHookContext:
     node_id: str = ""
     attempt: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
+    input_provider: Any = None
+    """The crew's ``input_provider``: who answers :meth:`request_human_input` (None: the terminal)."""
+
+    def request_human_input(self, prompt: str, default_message: str = DEFAULT_MESSAGE) -> str:
+        """Ask a person (an approval gate, a debug stop) and return the answer, stripped ("" for
+        Enter): the crew's ``input_provider`` answers, else the terminal (see ``hooks._human``)."""
+        return ask_person(self.input_provider, prompt, default_message)
 
 
 @dataclass
@@ -105,3 +113,10 @@ class ToolCallHookContext:
     run_id: str = ""
     node_id: str = ""
     attempt: int = 1
+    input_provider: Any = None
+    """The crew's ``input_provider``: who answers :meth:`request_human_input` (None: the terminal)."""
+
+    def request_human_input(self, prompt: str, default_message: str = DEFAULT_MESSAGE) -> str:
+        """Ask a person before or after the tool runs and return the answer, stripped ("" for
+        Enter): the crew's ``input_provider`` answers, else the terminal (see ``hooks._human``)."""
+        return ask_person(self.input_provider, prompt, default_message)

@@ -91,6 +91,7 @@ async def call_llm(
         hook_context = LLMCallHookContext(
             messages=messages, llm=llm, agent=agent, task=task, crew=ctx.state.extras.get("crew_name"),
             iterations=iterations, run_id=ctx.run_id, node_id=ctx.node_id, attempt=ctx.attempt,
+            input_provider=ctx.state.extras.get("input_provider"),
         )
         await run_before_llm_call_hooks(hook_context, ctx.state.extras, where or "")
     # An event is built only for a bus listener; the run graph's tracer, if that is all

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from crewgraph._internal.crew_chat import with_conversation
 from crewgraph._internal.interpolate import interpolate
 from crewgraph._internal.shared_prompt import ContextRef, PromptMessage
 from crewgraph.graph.context import NodeContext
@@ -95,10 +96,11 @@ class StepPrompts:
         ]
 
     def _description(self, ctx: NodeContext) -> str:
-        """The task description as the agent reads it: inputs (and file names) filled in, then
-        today's date (``inject_date``) and the agent's reasoning plan, as CrewAI appends them."""
+        """The task description as the agent reads it: inputs (and file names) filled in, the
+        conversation of a chat-started kickoff (``crew_chat_messages``), then today's date
+        (``inject_date``) and the agent's reasoning plan, as CrewAI appends them."""
         files = {name: f"the file {name!r} ({source.rsplit('/', 1)[-1]})" for name, source in self.input_files}
-        text = interpolate(self.description, {**ctx.inputs, **files})
+        text = with_conversation(interpolate(self.description, {**ctx.inputs, **files}), ctx.inputs)
         if self.date_format:
             text += f"\n\nCurrent Date: {datetime.now().strftime(self.date_format)}"
         if self.reasoning_node is not None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from crewgraph._internal import execution_vars
+from crewgraph._internal.crew_chat import with_conversation
 from crewgraph._internal.interpolate import interpolate
 from crewgraph._internal.shared_prompt import retained_messages
 from crewgraph.errors import LLMError, MaxIterationsError, NodeTimeoutError
@@ -492,7 +493,7 @@ class AgentStepNode(StepPrompts, ToolTurns, ContextWindowSteps, ContinuedAnswers
     def _finish(self, ctx: NodeContext, loop: _Loop, answer: str, usage: UsageMetrics) -> NodeResult:
         grounded, warning = grounding(loop.tool_outcomes)
         output = TaskOutput(
-            description=interpolate(self.description, ctx.inputs),
+            description=with_conversation(interpolate(self.description, ctx.inputs), ctx.inputs),
             name=interpolate(self.task_name, ctx.inputs),
             expected_output=interpolate(self.expected_output, ctx.inputs),
             raw=answer,

@@ -1,5 +1,6 @@
 """CrewAI's ``Task`` methods besides running it synchronously, as a mixin of ``Task``: the async
-twin of ``execute_sync``, CrewAI's ``copy(agents, task_mapping)``, ``prompt()`` and ``key``.
+twin of ``execute_sync``, CrewAI's ``copy(agents, task_mapping)``, ``prompt()``, ``key`` and
+``interpolate_inputs_and_add_conversation_history``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,40 @@ class TaskAPI:
         model = me.structured_model
         return task_prompt(me.description, me.expected_output,
                            output_schema=model.model_json_schema() if model is not None else None)
+
+    def interpolate_inputs_and_add_conversation_history(self, inputs: dict[str, Any]) -> None:
+        """Fill ``{placeholders}`` of the description, expected output and output file with
+        ``inputs`` (CrewAI's), from the texts as first written (kept on the first call, so a
+        second call fills them again), and add the conversation of ``inputs["crew_chat_messages"]``
+        after the description. For running the task alone afterwards (``execute_sync``,
+        ``agent.execute_task(task)``); a crew's kickoff fills its tasks' texts itself.
+
+        Raises ValueError naming the variable and the field an input is missing for."""
+        from crewgraph._internal.crew_chat import with_conversation
+        from crewgraph._internal.interpolate import interpolate, missing_placeholders
+
+        me = cast(Any, self)
+        originals = me._originals
+        if originals is None:
+            originals = me._originals = (me.description, me.expected_output, me.output_file)
+        if not inputs:
+            return
+        description, expected_output, output_file = originals
+        filled: list[str | None] = []
+        for what, text in (("description", description), ("expected_output", expected_output),
+                           ("output_file", output_file)):
+            if text is None:
+                filled.append(None)
+                continue
+            missing = missing_placeholders(text, inputs)
+            if missing:
+                raise ValueError(f"Missing required template variable {missing[0]!r} in {what} of task "
+                                 f"{me.display_name()!r}")
+            filled.append(interpolate(text, inputs))
+        me.description = with_conversation(str(filled[0]), inputs)
+        me.expected_output = filled[1]
+        if output_file is not None:
+            me.output_file = filled[2]
 
     def copy(  # CrewAI's Task.copy, not pydantic's deprecated one
         self, agents: list[Any], task_mapping: dict[str, Any]

@@ -83,6 +83,9 @@ class Task(TaskAPI, TaskRunStats, BaseModel):  # type: ignore[misc]  # TaskAPI.c
     _tools_from_agent: bool = PrivateAttr(default=False)
     _output: "TaskOutput | None" = PrivateAttr(default=None)
     _run_stats: dict[str, Any] | None = PrivateAttr(default=None)
+    _originals: tuple[str, str, str | None] | None = PrivateAttr(default=None)
+    """Description, expected output and output file as first written, before
+    ``interpolate_inputs_and_add_conversation_history`` filled them."""
     input_files: dict[str, Any] = Field(
         default_factory=dict,
         description="Files for this task by name: a path or an image URL; {name} in the description names it",

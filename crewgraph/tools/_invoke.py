@@ -240,6 +240,7 @@ async def _before_hooks(call: _Call, parsed: dict[str, Any]) -> str | None:
         run_id=ctx.run_id,
         node_id=ctx.node_id,
         attempt=ctx.attempt,
+        input_provider=ctx.state.extras.get("input_provider"),
     )
     blocked = await run_before_tool_call_hooks(call.hook, ctx.state.extras)
     call.args = call.hook.tool_input
