@@ -65,3 +65,6 @@ def task_done(crew: CrewSpec, task: Task, output: TaskOutput, inputs: dict[str, 
         event.run_id = run_id
         crewgraph_event_bus.emit(crew, event)
     task.record_output(output)
+    agent = task.agent or next((a for a in crew.agents if getattr(a, "role", None) == output.agent), None)
+    if agent is not None and hasattr(agent, "_last_messages"):  # Agent.last_messages (a BaseAgent may lack it)
+        agent._last_messages = list(output.messages)

@@ -70,6 +70,7 @@ class Agent(BaseAgent):
     guardrail_max_retries: int = Field(default=3, ge=0, description="Redos the agent's guardrail allows")
     embedder: Annotated[Any, JSON_NAMED] = Field(default=None, description="Embedder of the agent's knowledge (else the crew's)")
     _executor_tools: list[Any] | None = PrivateAttr(default=None)
+    _last_messages: list[Any] = PrivateAttr(default_factory=list)
 
     @field_validator("date_format")
     @classmethod
@@ -102,6 +103,12 @@ class Agent(BaseAgent):
         if isinstance(v, dict):
             return PlanningConfig(**v)
         raise ValueError(f"planning_config must be a PlanningConfig (or a dict of its fields), got {type(v).__name__}")
+
+    @property
+    def last_messages(self) -> list[Any]:
+        """The conversation of this agent's last finished task (CrewAI's): what it was sent and
+        answered, as that task's ``TaskOutput.messages`` keeps it; empty before its first task."""
+        return list(self._last_messages)
 
     @property
     def planning_enabled(self) -> bool:
