@@ -25,6 +25,17 @@ class LiteAgent(Agent):
         default=None, description="The structured answer kickoff asks for unless it is given one"
     )
 
+    @property
+    def messages(self) -> list[Any]:
+        """The conversation of the last kickoff (CrewAI's ``LiteAgent.messages``): ``last_messages``."""
+        return self.last_messages
+
+    @property
+    def iterations(self) -> int:
+        """The model turns of the last kickoff (CrewAI's ``LiteAgent.iterations``): its answers and
+        tool-call turns, counted in ``messages`` (0 before the first kickoff)."""
+        return sum(1 for m in self._last_messages if dict(m).get("role") == "assistant")
+
     def kickoff(
         self, messages: str | list[dict[str, Any]], response_format: type[BaseModel] | None = None,
         input_files: dict[str, Any] | None = None, from_checkpoint: Any = None,

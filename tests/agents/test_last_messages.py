@@ -28,3 +28,23 @@ def test_last_messages_follow_the_agents_tasks_in_a_crew_and_alone() -> None:
     assert _texts(writer.last_messages)[-1] == "alone" and "Write alone" in _texts(writer.last_messages)[1]
     writer.last_messages.clear()  # a copy: the agent's own list is not changed
     assert writer.last_messages
+
+
+def test_a_lite_agents_messages_and_iterations_are_its_last_kickoffs() -> None:
+    from crewgraph.lite_agent import LiteAgent
+    from crewgraph.testing.fake_llm import FakeToolCall
+    from crewgraph.tools import tool
+
+    @tool("lookup")
+    def lookup(word: str) -> str:
+        """Look a word up."""
+        return f"{word}: a small insect"
+
+    agent = LiteAgent(role="Reader", goal="Read", backstory="Reads.", tools=[lookup],
+                      llm=FakeLLM([FakeToolCall("lookup", {"word": "ant"}), "An ant is a small insect.", "Hi."]))
+    assert agent.messages == [] and agent.iterations == 0
+    assert agent.kickoff("What is an ant?").raw == "An ant is a small insect."
+    assert [dict(m)["role"] for m in agent.messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert agent.iterations == 2  # the tool-call turn and the answer
+    agent.kickoff("Say hi")
+    assert agent.iterations == 1 and _texts(agent.messages)[-1] == "Hi."
