@@ -9,6 +9,7 @@ or content are left out, as CrewAI does; text that is not a JSON list is refused
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -26,7 +27,19 @@ CONVERSATION_INSTRUCTION = (
 def conversation_history(value: Any) -> str:
     """``Role: content`` lines of the messages in ``value`` (a JSON text, or a list already).
 
-    Raises ValueError naming the input when it is not a JSON list of messages."""
+    Raises ValueError naming the input when it is not a JSON list of messages. A JSON text is
+    read once per kickoff, not once per task (every task of the run asks for the same one)."""
+    if isinstance(value, str):
+        return _history_of_text(value)
+    return _history(value)
+
+
+@functools.lru_cache(maxsize=8)
+def _history_of_text(value: str) -> str:
+    return _history(value)
+
+
+def _history(value: Any) -> str:
     messages = value
     if not isinstance(value, list):
         try:

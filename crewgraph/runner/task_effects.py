@@ -67,4 +67,4 @@ def task_done(crew: CrewSpec, task: Task, output: TaskOutput, inputs: dict[str, 
     task.record_output(output)
     agent = task.agent or next((a for a in crew.agents if getattr(a, "role", None) == output.agent), None)
     if agent is not None and hasattr(agent, "_last_messages"):  # Agent.last_messages (a BaseAgent may lack it)
-        agent._last_messages = list(output.messages)
+        agent._last_messages = output.messages  # read through a copy (Agent.last_messages)
